@@ -1,0 +1,107 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, demoConfig, loadConfigFile } from './config';
+import type { ServerConfig } from './config';
+import type { ReferenceServer } from './server';
+import { startReferenceServer } from './server';
+import { STREAM_PATH } from './stream-messages';
+
+/** Where the CLI writes; `cli.ts` passes the console, tests pass collectors. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export type CliOutcome = { kind: 'exit'; code: number } | { kind: 'running'; server: ReferenceServer };
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export const USAGE = `Usage: flagplane-server [options]
+
+Runs the flagplane reference server: the data plane (/sdk/v1/...) and the admin API (/admin/v1/...).
+
+Options:
+  --config <file>  JSON config: { adminToken?, environments: [...] } (default: the demo config)
+  --port <port>    port to listen on, 0 for any free port (default: ${DEFAULT_PORT})
+  --host <host>    interface to listen on (default: ${DEFAULT_HOST})
+  --help           print this help`;
+
+type ParsedArgs = { kind: 'help' } | { kind: 'run'; config?: string; port: number; host: string };
+
+function parseCliArgs(argv: readonly string[]): ParsedArgs {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      config: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return { kind: 'help' };
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!/^\d{1,5}$/.test(values.port ?? '0') || port > 65535) throw new TypeError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
+  const parsed: ParsedArgs = { kind: 'run', port, host: values.host ?? DEFAULT_HOST };
+  if (values.config !== undefined) parsed.config = values.config;
+  return parsed;
+}
+
+/** The banner: URLs, environments with their keys, the admin token, and a curl line to try. */
+export function describeServer(server: ReferenceServer): string {
+  const lines = [
+    'flagplane reference server',
+    `  base URL     ${server.baseUrl}`,
+    `  stream URL   ${server.wsUrl}${STREAM_PATH}`,
+    `  admin token  ${server.adminToken}`,
+    '',
+    'environments',
+  ];
+  for (const environment of server.stores.environments.list()) {
+    lines.push(`  ${environment.id} (${environment.kind}, version ${environment.kv.current})`);
+    for (const key of server.stores.keys.list(environment.id)) lines.push(`    ${key.kind.padEnd(6)}  ${key.key}`);
+  }
+  const clientKey = server.stores.keys.list().find((key) => key.kind === 'client') ?? server.stores.keys.list()[0];
+  if (clientKey) {
+    lines.push('', 'try', `  curl -H 'Authorization: Bearer ${clientKey.key}' ${server.baseUrl}/sdk/v1/snapshot`);
+  }
+  return lines.join('\n');
+}
+
+/** Parses `argv`, loads the config and starts the server; never calls `process.exit`. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
+  let args: ParsedArgs;
+  try {
+    args = parseCliArgs(argv);
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return { kind: 'exit', code: 2 };
+  }
+  if (args.kind === 'help') {
+    io.out(USAGE);
+    return { kind: 'exit', code: 0 };
+  }
+  let config: ServerConfig;
+  try {
+    config = args.config === undefined ? demoConfig() : await loadConfigFile(args.config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(`invalid config: ${error.message}`);
+    return { kind: 'exit', code: 1 };
+  }
+  let server: ReferenceServer;
+  try {
+    server = await startReferenceServer({
+      port: args.port,
+      host: args.host,
+      config,
+      onInternalError: (error) => io.err(`internal error: ${(error as Error)?.stack ?? String(error)}`),
+    });
+  } catch (error) {
+    io.err(`cannot listen on ${args.host}:${args.port}: ${(error as Error).message}`);
+    return { kind: 'exit', code: 1 };
+  }
+  io.out(describeServer(server));
+  return { kind: 'running', server };
+}

@@ -1,0 +1,39 @@
+import type { DiagnosticEvent } from './event-batch-validation';
+import type { EnvironmentKind, EventLog, IdentifyQueue, IdentifyRow, StoredEvent } from './stores';
+
+export interface RoutedEvents {
+  identify: Omit<IdentifyRow, 'id'>[];
+  analytics: StoredEvent[];
+  diagnostics: StoredEvent[];
+}
+
+/**
+ * Seed §1 and protocol.md §4: `identify` → the identify queue; `evaluation` in a
+ * production environment → analytics; everything else, staging evaluations included → diagnostics.
+ */
+export function routeEvents(
+  events: readonly DiagnosticEvent[],
+  environment: { id: string; kind: EnvironmentKind },
+  receivedAt: string,
+): RoutedEvents {
+  const routed: RoutedEvents = { identify: [], analytics: [], diagnostics: [] };
+  for (const event of events) {
+    if (event.type === 'identify') {
+      routed.identify.push({ environmentId: environment.id, userId: event.userId, traits: event.traits, receivedAt });
+      continue;
+    }
+    const stored: StoredEvent = { ...event, environmentId: environment.id, receivedAt };
+    if (event.type === 'evaluation' && environment.kind === 'production') routed.analytics.push(stored);
+    else routed.diagnostics.push(stored);
+  }
+  return routed;
+}
+
+export function storeRoutedEvents(
+  routed: RoutedEvents,
+  stores: { identifyQueue: IdentifyQueue; analytics: EventLog; diagnostics: EventLog },
+): void {
+  for (const row of routed.identify) stores.identifyQueue.append(row);
+  for (const event of routed.analytics) stores.analytics.append(event);
+  for (const event of routed.diagnostics) stores.diagnostics.append(event);
+}

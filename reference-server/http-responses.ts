@@ -1,0 +1,92 @@
+import type { ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { STATUS_CODES } from 'node:http';
+
+/** Every `code` of the one error shape (protocol.md §5). */
+export type ErrorCode =
+  | 'invalid_json'
+  | 'invalid_batch'
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'upgrade_required'
+  | 'internal';
+
+/** The body of every non-2xx, non-304 response. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; path?: string };
+}
+
+/** What a route handler answers; the router writes it. */
+export interface HandlerResult {
+  status: number;
+  headers?: Readonly<Record<string, string>>;
+  /** Serialised as JSON; omitted for 204 and 304. */
+  body?: unknown;
+}
+
+/** Thrown by handlers for an expected failure; the router turns it into the error shape. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly path?: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'ETag',
+};
+
+export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-None-Match',
+  'Access-Control-Max-Age': '86400',
+};
+
+export function errorBody(code: ErrorCode, message: string, path?: string): ErrorBody {
+  return { error: path === undefined ? { code, message } : { code, message, path } };
+}
+
+export function errorResult(error: HttpError): HandlerResult {
+  return { status: error.status, headers: error.headers, body: errorBody(error.code, error.message, error.path) };
+}
+
+export function writeResult(res: ServerResponse, result: HandlerResult, extraHeaders: Readonly<Record<string, string>>): void {
+  const headers: Record<string, string> = { ...extraHeaders, ...result.headers };
+  const hasBody = result.body !== undefined && result.status !== 204 && result.status !== 304;
+  let payload: Buffer | undefined;
+  if (hasBody) {
+    payload = Buffer.from(JSON.stringify(result.body), 'utf8');
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+    headers['Content-Length'] = String(payload.length);
+  }
+  res.writeHead(result.status, headers);
+  res.end(payload);
+}
+
+/** For sockets that never became a ServerResponse: refused upgrades and malformed requests. */
+export function writeRawError(socket: Duplex, status: number, body: ErrorBody, extraHeaders: Readonly<Record<string, string>> = {}): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const payload = JSON.stringify(body);
+  const headers = {
+    ...extraHeaders,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(payload)),
+    Connection: 'close',
+  };
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${payload}`);
+}

@@ -1,0 +1,24 @@
+/** The flagplane reference server: the data plane of protocol.md over node:http and ws. */
+export { startReferenceServer } from './server';
+export type { PublishableSnapshot, ReferenceServer, ReferenceServerOptions } from './server';
+export { ConfigError, demoConfig, loadConfigFile, parseServerConfig } from './config';
+export type { EnvironmentConfig, KeyConfig, ServerConfig } from './config';
+export type {
+  EnvironmentKind,
+  EnvironmentRecord,
+  EnvironmentStore,
+  EventLog,
+  IdentifyQueue,
+  IdentifyRow,
+  KeyKind,
+  KeyRecord,
+  KeyStore,
+  ReferenceServerStores,
+  SnapshotKv,
+  StoredEvent,
+  Traits,
+  TraitStore,
+} from './stores';
+export type { ErrorBody, ErrorCode } from './http-responses';
+export { CLOSE_CODES, STREAM_PATH, STREAM_PROTOCOL } from './stream-messages';
+export type { ResyncReason, ServerMessage } from './stream-messages';

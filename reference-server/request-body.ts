@@ -1,0 +1,51 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { HttpError } from './http-responses';
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, 'payload_too_large', `the body exceeds the limit of ${limit} bytes`);
+}
+
+/**
+ * Reads the whole body, failing with 413 as soon as it passes `limit`. The rest of an
+ * oversized body is still read and discarded so that the 413 reaches the client.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
+    req.resume();
+    return Promise.reject(tooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      outcome();
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > limit) settle(() => reject(tooLarge(limit)));
+      else chunks.push(chunk);
+    });
+    req.on('end', () => settle(() => resolve(Buffer.concat(chunks))));
+    req.on('error', (error) => settle(() => reject(error)));
+    req.on('close', () => settle(() => reject(new Error('the request was aborted'))));
+  });
+}
+
+/** `application/json`, with or without parameters such as `charset`. */
+export function isJsonContentType(headers: IncomingHttpHeaders): boolean {
+  const mediaType = headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
+  return mediaType === 'application/json';
+}
+
+export function parseJsonBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw new HttpError(400, 'invalid_json', `the body is not JSON: ${(error as Error).message}`);
+  }
+}

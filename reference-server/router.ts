@@ -1,0 +1,118 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { HandlerResult } from './http-responses';
+import { CORS_HEADERS, errorBody, errorResult, HttpError, PREFLIGHT_HEADERS, writeResult } from './http-responses';
+import { readBody } from './request-body';
+
+/** What a handler sees of a request. */
+export interface RouteRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Decoded `:name` segments of the pattern. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  readBody(limit: number): Promise<Buffer>;
+}
+
+export type RouteHandler = (request: RouteRequest) => HandlerResult | Promise<HandlerResult>;
+
+export interface Route {
+  /** Literal segments and `:name` placeholders, e.g. `/admin/v1/environments/:id/snapshot`. */
+  readonly pattern: string;
+  readonly methods: Readonly<Partial<Record<string, RouteHandler>>>;
+}
+
+export const SDK_PREFIX = '/sdk/v1/';
+
+export function splitTarget(target: string): { path: string; query: URLSearchParams } {
+  const index = target.indexOf('?');
+  return index === -1
+    ? { path: target, query: new URLSearchParams() }
+    : { path: target.slice(0, index), query: new URLSearchParams(target.slice(index + 1)) };
+}
+
+function matchPattern(pattern: string, path: string): Record<string, string> | undefined {
+  const expected = pattern.split('/');
+  const actual = path.split('/');
+  if (expected.length !== actual.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < expected.length; i++) {
+    const want = expected[i] as string;
+    const got = actual[i] as string;
+    if (!want.startsWith(':')) {
+      if (want !== got) return undefined;
+      continue;
+    }
+    if (got === '') return undefined;
+    try {
+      params[want.slice(1)] = decodeURIComponent(got);
+    } catch {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+function findRoute(routes: readonly Route[], path: string): { route: Route; params: Record<string, string> } | undefined {
+  for (const route of routes) {
+    const params = matchPattern(route.pattern, path);
+    if (params) return { route, params };
+  }
+  return undefined;
+}
+
+function allowedMethods(route: Route, cors: boolean): string {
+  const methods = Object.keys(route.methods);
+  return (cors ? [...methods, 'OPTIONS'] : methods).join(', ');
+}
+
+async function dispatch(routes: readonly Route[], req: IncomingMessage, path: string, query: URLSearchParams, cors: boolean): Promise<HandlerResult> {
+  const method = req.method ?? 'GET';
+  const found = findRoute(routes, path);
+  if (!found) throw new HttpError(404, 'not_found', `no route ${path}`);
+  const { route, params } = found;
+  if (cors && method === 'OPTIONS') return { status: 204, headers: PREFLIGHT_HEADERS };
+  const handler = route.methods[method];
+  if (!handler) {
+    const allow = allowedMethods(route, cors);
+    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allow}`, undefined, { Allow: allow });
+  }
+  return handler({ method, path, params, query, headers: req.headers, readBody: (limit) => readBody(req, limit) });
+}
+
+/**
+ * The `request` listener: matches a route, answers 404/405/preflight itself, and turns
+ * anything a handler throws into the one error shape. A non-HttpError is a bug: 500.
+ */
+export function createRequestListener(routes: readonly Route[], onInternalError: (error: unknown) => void) {
+  const reportInternal = (error: unknown) => {
+    try {
+      onInternalError(error);
+    } catch {
+      // A failing reporter must not take the server down with it.
+    }
+  };
+  const respond = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { path, query } = splitTarget(req.url ?? '/');
+    const cors = path.startsWith(SDK_PREFIX);
+    let result: HandlerResult;
+    try {
+      result = await dispatch(routes, req, path, query, cors);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        result = errorResult(error);
+      } else {
+        reportInternal(error);
+        result = { status: 500, body: errorBody('internal', 'internal server error') };
+      }
+    }
+    if (res.headersSent || res.destroyed) return;
+    writeResult(res, result, cors ? CORS_HEADERS : {});
+  };
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    respond(req, res).catch((error: unknown) => {
+      reportInternal(error);
+      res.destroy();
+    });
+  };
+}

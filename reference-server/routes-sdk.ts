@@ -1,0 +1,87 @@
+import type { FlagSnapshot } from '../src/snapshot-types';
+import { requireSdkKey } from './auth';
+import { ifNoneMatchHits, snapshotEtag } from './etag';
+import { EVENT_LIMITS, validateEventBatch } from './event-batch-validation';
+import { routeEvents, storeRoutedEvents } from './event-routing';
+import type { HandlerResult } from './http-responses';
+import { HttpError } from './http-responses';
+import { isJsonContentType, parseJsonBody } from './request-body';
+import type { Route, RouteRequest } from './router';
+import type { KeyKind, ReferenceServerStores } from './stores';
+
+/** The snapshot a key may read: client keys see only `clientSide: true` flags (protocol.md §1). */
+export function snapshotForKey(snapshot: FlagSnapshot, kind: KeyKind): FlagSnapshot {
+  if (kind === 'server') return snapshot;
+  const flags = Object.fromEntries(
+    Object.entries(snapshot.flags).filter(([, flag]) => (flag as { clientSide?: unknown } | null)?.clientSide === true),
+  );
+  return { ...snapshot, flags };
+}
+
+function invalidRequest(path: string, message: string): HttpError {
+  return new HttpError(400, 'invalid_request', message, path);
+}
+
+/** `minVersion` (protocol.md §3): absent, or exactly one non-negative integer. */
+export function parseMinVersion(query: URLSearchParams): number | undefined {
+  const values = query.getAll('minVersion');
+  if (values.length === 0) return undefined;
+  const [value] = values;
+  if (values.length > 1 || value === undefined || !/^\d{1,15}$/.test(value)) {
+    throw invalidRequest('minVersion', 'minVersion must be one non-negative integer');
+  }
+  return Number(value);
+}
+
+function getSnapshot(stores: ReferenceServerStores, request: RouteRequest): HandlerResult {
+  const key = requireSdkKey(request.headers, stores.keys);
+  parseMinVersion(request.query);
+  const snapshot = stores.environments.current(key.environmentId);
+  if (!snapshot) throw new Error(`environment "${key.environmentId}" has no current snapshot`);
+  const etag = snapshotEtag(snapshot.version);
+  const headers = { ETag: etag, 'Cache-Control': 'no-cache', Vary: 'Authorization' };
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return { status: 304, headers };
+  return { status: 200, headers, body: snapshotForKey(snapshot, key.kind) };
+}
+
+async function postEvents(stores: ReferenceServerStores, request: RouteRequest): Promise<HandlerResult> {
+  const key = requireSdkKey(request.headers, stores.keys);
+  if (!isJsonContentType(request.headers)) {
+    throw new HttpError(415, 'unsupported_media_type', 'the events body must be sent as Content-Type: application/json');
+  }
+  const body = parseJsonBody(await request.readBody(EVENT_LIMITS.bodyBytes));
+  const check = validateEventBatch(body);
+  if (!check.ok) throw new HttpError(400, 'invalid_batch', check.message, check.path);
+  const environment = stores.environments.get(key.environmentId);
+  if (!environment) throw new Error(`environment "${key.environmentId}" is missing`);
+  const routed = routeEvents(check.batch.events, environment, new Date().toISOString());
+  storeRoutedEvents(routed, stores);
+  return { status: 202, body: { accepted: check.batch.events.length } };
+}
+
+function getIdentity(stores: ReferenceServerStores, request: RouteRequest): HandlerResult {
+  const key = requireSdkKey(request.headers, stores.keys);
+  const userIds = request.query.getAll('userId');
+  const [userId] = userIds;
+  if (userIds.length !== 1 || userId === undefined || userId.length === 0 || userId.length > EVENT_LIMITS.userId) {
+    throw invalidRequest('userId', `userId must be given once, as a string of 1 to ${EVENT_LIMITS.userId} characters`);
+  }
+  const traits = stores.traits.get(key.environmentId, userId) ?? {};
+  return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: { userId, traits } };
+}
+
+function streamWithoutUpgrade(): HandlerResult {
+  throw new HttpError(426, 'upgrade_required', 'this route is a WebSocket: connect with Upgrade: websocket', undefined, {
+    Upgrade: 'websocket',
+  });
+}
+
+/** GET snapshot, POST events, GET identity, and the plain-HTTP face of the stream route. */
+export function createSdkRoutes(stores: ReferenceServerStores): Route[] {
+  return [
+    { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, request) } },
+    { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, request) } },
+    { pattern: '/sdk/v1/identity', methods: { GET: (request) => getIdentity(stores, request) } },
+    { pattern: '/sdk/v1/stream', methods: { GET: streamWithoutUpgrade } },
+  ];
+}

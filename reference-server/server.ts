@@ -1,0 +1,182 @@
+import { createServer } from 'node:http';
+import type { RequestListener, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ServerConfig } from './config';
+import { demoConfig, parseServerConfig } from './config';
+import type { ErrorBody } from './http-responses';
+import { errorBody, writeRawError } from './http-responses';
+import { createRequestListener } from './router';
+import { createAdminRoutes } from './routes-admin';
+import { createSdkRoutes } from './routes-sdk';
+import { createServerActions } from './server-actions';
+import { generateAdminToken } from './sdk-keys';
+import type { SnapshotDraft } from './snapshot-structure';
+import type { KeyKind, ReferenceServerStores, Traits } from './stores';
+import { createEnvironmentStore, createEventLog, createIdentifyQueue, createKeyStore, createTraitStore } from './stores';
+import { createStreamGateway } from './stream';
+
+export interface ReferenceServerOptions {
+  /** Port to listen on; `0` picks a free one. @default 0 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** Environments, keys, snapshots and traits. @default the demo config (reference-server/demo.json) */
+  config?: ServerConfig;
+  /** Interval of the application `ping` on the stream, announced in `connected`. @default 15000 */
+  heartbeatMs?: number;
+  /** Interval of WebSocket ping frames; a socket that missed the previous one is terminated. @default 30000 */
+  transportPingMs?: number;
+  /** Test hook: delays `connected` (and the key check) to simulate slow authentication. @default 0 */
+  connectedDelayMs?: number;
+  /** Called with whatever a handler threw before the 500 answer. @default ignore */
+  onInternalError?: (error: unknown) => void;
+}
+
+/** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
+export type PublishableSnapshot = SnapshotDraft | { schemaVersion: number; flags: object; [member: string]: unknown };
+
+/** A running reference server. */
+export interface ReferenceServer {
+  /** `http://host:port` */
+  readonly baseUrl: string;
+  /** `ws://host:port`; the stream is at `${wsUrl}/sdk/v1/stream`. */
+  readonly wsUrl: string;
+  readonly port: number;
+  readonly adminToken: string;
+  /** The in-memory stores, for tests to read what was routed where. */
+  readonly stores: ReferenceServerStores;
+  /** Stores the snapshot as version `current + 1` and notifies subscribers. Throws for an unknown environment or a malformed envelope. */
+  publish(environmentId: string, snapshot: PublishableSnapshot): { version: number };
+  /** Sends `snapshot.resync` (reason `operator`) to the environment's subscribers. */
+  resync(environmentId: string): { notified: number };
+  /** Creates an SDK key and returns it. */
+  createKey(environmentId: string, kind: KeyKind): string;
+  /** Revokes a key: 401 from then on, and its streams close with 4403. Throws for an unknown key. */
+  revokeKey(key: string): void;
+  /** Replaces the trait overlay of a user. */
+  setTraits(environmentId: string, userId: string, traits: Traits): void;
+  /** Closes streams with 1001, clears every timer, lets in-flight requests finish, then releases the port. */
+  close(): Promise<void>;
+}
+
+function createStores(config: ServerConfig): ReferenceServerStores {
+  const environments = config.environments;
+  return {
+    environments: createEnvironmentStore(environments),
+    keys: createKeyStore(environments.flatMap((env) => env.keys.map((k) => ({ ...k, environmentId: env.id })))),
+    traits: createTraitStore(Object.fromEntries(environments.map((env) => [env.id, env.traits ?? {}]))),
+    identifyQueue: createIdentifyQueue(),
+    analytics: createEventLog(),
+    diagnostics: createEventLog(),
+  };
+}
+
+function requireDuration(name: string, value: number, allowZero: boolean): number {
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !allowZero)) {
+    throw new RangeError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number of milliseconds`);
+  }
+  return value;
+}
+
+function onClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, body]: [number, ErrorBody] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, errorBody('invalid_request', 'the request headers are too large')]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, errorBody('invalid_request', 'the request took too long to arrive')]
+        : [400, errorBody('invalid_request', 'malformed HTTP request')];
+  writeRawError(socket, status, body);
+}
+
+/**
+ * A node:http server whose close() lets requests in flight finish and then releases the
+ * port at once, instead of waiting for their keep-alive sockets to time out.
+ */
+function createHttpServer(listener: RequestListener): { server: Server; close(): Promise<void> } {
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
+  const server = createServer();
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+    if (closing) res.setHeader('Connection', 'close');
+  });
+  server.on('request', listener);
+  server.on('clientError', onClientError);
+  return {
+    server,
+    close() {
+      closing = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+/** Starts a reference server; resolves once it listens. */
+export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+  const config = options.config ? parseServerConfig(options.config) : demoConfig();
+  const host = options.host ?? '127.0.0.1';
+  const adminToken = config.adminToken ?? generateAdminToken();
+  const stores = createStores(config);
+  const gateway = createStreamGateway({
+    stores,
+    heartbeatMs: requireDuration('heartbeatMs', options.heartbeatMs ?? 15000, false),
+    transportPingMs: requireDuration('transportPingMs', options.transportPingMs ?? 30000, false),
+    connectedDelayMs: requireDuration('connectedDelayMs', options.connectedDelayMs ?? 0, true),
+  });
+  const actions = createServerActions(stores, gateway);
+  const routes = [...createSdkRoutes(stores), ...createAdminRoutes({ stores, actions, adminToken })];
+
+  const http = createHttpServer(createRequestListener(routes, options.onInternalError ?? (() => undefined)));
+  http.server.on('upgrade', gateway.handleUpgrade);
+
+  let port: number;
+  try {
+    port = await listen(http.server, options.port ?? 0, host);
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  const shutdown = async () => {
+    const released = http.close();
+    await gateway.close();
+    await released;
+  };
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  return {
+    baseUrl: `http://${authority}`,
+    wsUrl: `ws://${authority}`,
+    port,
+    adminToken,
+    stores,
+    publish: (environmentId, snapshot) => ({ version: actions.publish(environmentId, snapshot).version }),
+    resync: (environmentId) => ({ notified: actions.resync(environmentId).notified }),
+    createKey: (environmentId, kind) => actions.createKey(environmentId, kind).key,
+    revokeKey: (key) => actions.revokeKey(key),
+    setTraits: (environmentId, userId, traits) => {
+      actions.setTraits(environmentId, userId, traits);
+    },
+    close() {
+      closing ??= shutdown();
+      return closing;
+    },
+  };
+}

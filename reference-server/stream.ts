@@ -1,0 +1,206 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { RawData, ServerOptions, WebSocket } from 'ws';
+import { checkSdkKey } from './auth';
+import { errorBody, writeRawError } from './http-responses';
+import { splitTarget } from './router';
+import type { ReferenceServerStores } from './stores';
+import { keyFromHandshake, selectProtocol } from './stream-handshake';
+import { startHeartbeat } from './stream-heartbeat';
+import type { ResyncReason, ServerMessage } from './stream-messages';
+import { answerSubscribe, CLOSE_CODES, closeReason, parseClientFrame, STREAM_PATH, STREAM_PROTOCOL } from './stream-messages';
+
+export interface StreamOptions {
+  stores: ReferenceServerStores;
+  heartbeatMs: number;
+  transportPingMs: number;
+  connectedDelayMs: number;
+}
+
+/** One open stream, as tests may inspect it. */
+export interface StreamConnection {
+  readonly ws: WebSocket;
+  /** The key the client offered, known before authentication finishes. */
+  readonly offeredKey: string | undefined;
+  phase: 'authenticating' | 'open';
+  environmentId: string | undefined;
+  subscribed: boolean;
+  /** Cleared before each transport ping, set again by the pong. */
+  alive: boolean;
+  authTimer: ReturnType<typeof setTimeout> | undefined;
+}
+
+export interface StreamGateway {
+  /** The `upgrade` listener of the HTTP server. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Sends `snapshot.updated` with the current version to every subscriber of the environment. */
+  notifyUpdated(environmentId: string): number;
+  /** Sends `snapshot.resync` to every subscriber of the environment. */
+  notifyResync(environmentId: string, reason: ResyncReason): number;
+  /** Closes every stream opened with `key`. */
+  closeKey(key: string, code: number, reason: string): number;
+  readonly connections: ReadonlySet<StreamConnection>;
+  /** Closes every stream with 1001 and clears every timer. */
+  close(): Promise<void>;
+}
+
+/** How long a closing handshake may take before ws destroys the socket. */
+const CLOSE_TIMEOUT_MS = 2000;
+
+function send(connection: StreamConnection, message: ServerMessage): void {
+  if (connection.ws.readyState === connection.ws.OPEN) connection.ws.send(JSON.stringify(message));
+}
+
+function closeConnection(connection: StreamConnection, code: number, reason: string): void {
+  clearTimeout(connection.authTimer);
+  if (connection.ws.readyState === connection.ws.OPEN || connection.ws.readyState === connection.ws.CONNECTING) {
+    connection.ws.close(code, closeReason(reason));
+  }
+}
+
+export function createStreamGateway(options: StreamOptions): StreamGateway {
+  const { stores, heartbeatMs, transportPingMs, connectedDelayMs } = options;
+  // `closeTimeout` exists in ws 8.23 but not in @types/ws.
+  const serverOptions: ServerOptions & { closeTimeout: number } = {
+    noServer: true,
+    clientTracking: false,
+    maxPayload: 64 * 1024,
+    closeTimeout: CLOSE_TIMEOUT_MS,
+    handleProtocols: selectProtocol,
+  };
+  const wss = new WebSocketServer(serverOptions);
+  const connections = new Set<StreamConnection>();
+  let closing = false;
+
+  const currentVersion = (environmentId: string) => stores.environments.get(environmentId)?.kv.current ?? 0;
+
+  function authenticate(connection: StreamConnection): void {
+    connection.authTimer = undefined;
+    const check = checkSdkKey(connection.offeredKey, stores.keys);
+    if (!check.ok) {
+      closeConnection(connection, CLOSE_CODES.badKey, check.message);
+      return;
+    }
+    const { environmentId } = check.record;
+    connection.phase = 'open';
+    connection.environmentId = environmentId;
+    send(connection, { type: 'connected', protocol: 1, environmentId, version: currentVersion(environmentId), heartbeatMs });
+  }
+
+  function onSubscribe(connection: StreamConnection, environmentId: string, lastKnownVersion: number | null): void {
+    if (environmentId !== connection.environmentId) {
+      closeConnection(connection, CLOSE_CODES.protocolError, `subscribe for environment "${environmentId}", but the key belongs to "${connection.environmentId}"`);
+      return;
+    }
+    connection.subscribed = true;
+    const version = currentVersion(environmentId);
+    const answer = answerSubscribe(lastKnownVersion, version);
+    if (answer.type === 'snapshot.updated') send(connection, { type: answer.type, environmentId, version });
+    if (answer.type === 'snapshot.resync') send(connection, { type: answer.type, environmentId, version, reason: answer.reason });
+  }
+
+  function onMessage(connection: StreamConnection, data: RawData, isBinary: boolean): void {
+    if (connection.ws.readyState !== connection.ws.OPEN) return;
+    if (connection.phase !== 'open') {
+      closeConnection(connection, CLOSE_CODES.protocolError, 'a frame arrived before connected was sent');
+      return;
+    }
+    if (isBinary) {
+      closeConnection(connection, CLOSE_CODES.protocolError, 'binary frames are not supported');
+      return;
+    }
+    const parsed = parseClientFrame(data.toString());
+    if (!parsed.ok) {
+      closeConnection(connection, CLOSE_CODES.protocolError, parsed.reason);
+      return;
+    }
+    const { frame } = parsed;
+    if (frame.type === 'subscribe') onSubscribe(connection, frame.environmentId, frame.lastKnownVersion);
+    else if (frame.type === 'ping') send(connection, { type: 'pong', ts: frame.ts });
+  }
+
+  function onConnection(ws: WebSocket, req: IncomingMessage): void {
+    const connection: StreamConnection = {
+      ws,
+      offeredKey: keyFromHandshake(req),
+      phase: 'authenticating',
+      environmentId: undefined,
+      subscribed: false,
+      alive: true,
+      authTimer: undefined,
+    };
+    connections.add(connection);
+    ws.on('close', () => {
+      clearTimeout(connection.authTimer);
+      connections.delete(connection);
+    });
+    // An 'error' is always followed by 'close'; without a listener it would be thrown.
+    ws.on('error', () => undefined);
+    ws.on('pong', () => {
+      connection.alive = true;
+    });
+    ws.on('message', (data, isBinary) => onMessage(connection, data, isBinary));
+    if (ws.protocol !== STREAM_PROTOCOL) {
+      closeConnection(connection, CLOSE_CODES.protocolError, `the client must offer the ${STREAM_PROTOCOL} subprotocol`);
+      return;
+    }
+    if (connectedDelayMs > 0) connection.authTimer = setTimeout(() => authenticate(connection), connectedDelayMs);
+    else authenticate(connection);
+  }
+
+  const stopHeartbeat = startHeartbeat(connections, {
+    heartbeatMs,
+    transportPingMs,
+    sendPing: (connection) => send(connection, { type: 'ping', ts: Date.now() }),
+  });
+
+  function subscribersOf(environmentId: string): StreamConnection[] {
+    return [...connections].filter((c) => c.phase === 'open' && c.subscribed && c.environmentId === environmentId);
+  }
+
+  return {
+    connections,
+    handleUpgrade(req, socket, head) {
+      if (closing) {
+        socket.destroy();
+        return;
+      }
+      const { path } = splitTarget(req.url ?? '/');
+      if (path !== STREAM_PATH) {
+        writeRawError(socket, 404, errorBody('not_found', `no WebSocket route ${path}`));
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req));
+    },
+    notifyUpdated(environmentId) {
+      const subscribers = subscribersOf(environmentId);
+      const version = currentVersion(environmentId);
+      for (const connection of subscribers) send(connection, { type: 'snapshot.updated', environmentId, version });
+      return subscribers.length;
+    },
+    notifyResync(environmentId, reason) {
+      const subscribers = subscribersOf(environmentId);
+      const version = currentVersion(environmentId);
+      for (const connection of subscribers) send(connection, { type: 'snapshot.resync', environmentId, version, reason });
+      return subscribers.length;
+    },
+    closeKey(key, code, reason) {
+      const matching = [...connections].filter((c) => c.offeredKey === key);
+      for (const connection of matching) closeConnection(connection, code, reason);
+      return matching.length;
+    },
+    async close() {
+      closing = true;
+      stopHeartbeat();
+      const closed = [...connections].map(
+        (connection) => new Promise<void>((resolve) => {
+          connection.ws.once('close', () => resolve());
+          closeConnection(connection, CLOSE_CODES.goingAway, 'going away');
+        }),
+      );
+      await Promise.all(closed);
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

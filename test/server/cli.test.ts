@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { runCli } from '../../reference-server/cli-main';
+import type { ReferenceServer } from '../../reference-server/index';
+import { DEMO, StreamClient, withTimeout } from './helpers';
+
+const root = resolve(import.meta.dirname, '../..');
+let dir: string;
+const running: ReferenceServer[] = [];
+
+function collector() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (text: string) => out.push(text), err: (text: string) => err.push(text) } };
+}
+
+const customConfig = {
+  adminToken: 'custom-admin-token',
+  environments: [
+    {
+      id: 'eu-prod',
+      kind: 'production',
+      keys: [{ key: 'svc_sdk_client_custom_eu_01', kind: 'client' }],
+      snapshot: {
+        schemaVersion: 1,
+        version: 40,
+        environmentId: 'eu-prod',
+        flags: {
+          visible: { on: true, variations: [true], offVariation: 0, rules: [], fallthrough: { variation: 0 }, salt: 'v', clientSide: true },
+          hidden: { on: true, variations: [true], offVariation: 0, rules: [], fallthrough: { variation: 0 }, salt: 'h', clientSide: false },
+        },
+      },
+    },
+  ],
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'flagplane-cli-'));
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('runCli', () => {
+  it('prints usage for --help and exits 0', async () => {
+    const { out, io } = collector();
+    expect(await runCli(['--help'], io)).toEqual({ kind: 'exit', code: 0 });
+    expect(out.join('\n')).toMatch(/--config <file>[\s\S]*--port <port>[\s\S]*--host <host>/);
+  });
+
+  it.each([[['--port', 'abc']], [['--port', '70000']], [['--port', '-1']], [['--bogus']], [['extra']]])(
+    'exits 2 with usage for %j',
+    async (argv) => {
+      const { err, io } = collector();
+      expect(await runCli(argv, io)).toEqual({ kind: 'exit', code: 2 });
+      expect(err.join('\n')).toContain('Usage:');
+    },
+  );
+
+  it('exits 1 naming the problem of a missing, non-JSON or invalid config', async () => {
+    const notJson = join(dir, 'not-json.json');
+    await writeFile(notJson, '{ nope');
+    const invalid = join(dir, 'invalid.json');
+    await writeFile(invalid, JSON.stringify({ environments: [{ ...customConfig.environments[0], keys: [{ key: 'svc_sdk_server_x', kind: 'server' }] }] }));
+    const cases: Array<[string, RegExp]> = [
+      [join(dir, 'missing.json'), /missing\.json.*cannot be read/],
+      [notJson, /not-json\.json.*is not JSON/],
+      [invalid, /invalid\.json.*environments\[0\]\.keys\[0\]\.key must match/],
+    ];
+    for (const [file, message] of cases) {
+      const { err, io } = collector();
+      expect(await runCli(['--config', file], io)).toEqual({ kind: 'exit', code: 1 });
+      expect(err.join('\n')).toMatch(message);
+    }
+  });
+
+  it('starts with a --config file and prints URLs, keys, the admin token and a working curl line', async () => {
+    const file = join(dir, 'custom.json');
+    await writeFile(file, JSON.stringify(customConfig));
+    const { out, io } = collector();
+    const outcome = await runCli(['--config', file, '--port', '0', '--host', '127.0.0.1'], io);
+    if (outcome.kind !== 'running') throw new Error(`CLI exited: ${JSON.stringify(outcome)}`);
+    running.push(outcome.server);
+    const banner = out.join('\n');
+    const { baseUrl, wsUrl } = outcome.server;
+    expect(banner).toContain(baseUrl);
+    expect(banner).toContain(`${wsUrl}/sdk/v1/stream`);
+    expect(banner).toContain('custom-admin-token');
+    expect(banner).toMatch(/eu-prod \(production, version 40\)/);
+    const curl = /curl -H 'Authorization: Bearer (\S+)' (\S+)/.exec(banner);
+    expect(curl?.[1]).toBe('svc_sdk_client_custom_eu_01');
+    const response = await fetch(curl![2]!, { headers: { authorization: `Bearer ${curl![1]}` } });
+    expect(response.status).toBe(200);
+    expect(Object.keys((await response.json()).flags)).toEqual(['visible']);
+  });
+
+  it('exits 1 when the port is taken', async () => {
+    const first = collector();
+    const outcome = await runCli(['--port', '0'], first.io);
+    if (outcome.kind !== 'running') throw new Error('first CLI did not start');
+    running.push(outcome.server);
+    const { err, io } = collector();
+    expect(await runCli(['--port', String(outcome.server.port)], io)).toEqual({ kind: 'exit', code: 1 });
+    expect(err.join('\n')).toMatch(/cannot listen/);
+  });
+});
+
+describe('the bundled CLI as a process', () => {
+  const outfile = join(root, 'node_modules', '.cache', 'flagplane-cli-test', 'cli.mjs');
+  let child: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    // Same bundling as tsup's reference-server entry: esbuild, ESM, node20, ws external.
+    await build({
+      entryPoints: [join(root, 'reference-server', 'cli.ts')],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      external: ['ws'],
+      logLevel: 'silent',
+    });
+  });
+
+  afterEach(() => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    child = undefined;
+  });
+
+  it('serves the demo config, then on SIGTERM closes streams with 1001 and exits 0', async () => {
+    const proc = spawn(process.execPath, [outfile, '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    let stdout = '';
+    let stderr = '';
+    proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolveExit) => proc.on('exit', (code) => resolveExit(code)));
+    const baseUrl = await withTimeout(
+      new Promise<string>((resolveUrl, reject) => {
+        proc.stdout!.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const match = /base URL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+          if (match && stdout.includes('curl')) resolveUrl(match[1]!);
+        });
+        proc.on('exit', () => reject(new Error(`CLI exited early: ${stderr}`)));
+      }),
+      10_000,
+      'the CLI banner',
+    );
+    expect(stdout).toContain(DEMO.prodClientKey);
+    expect(stdout).toContain(DEMO.adminToken);
+
+    const response = await fetch(`${baseUrl}/sdk/v1/snapshot`, { headers: { authorization: `Bearer ${DEMO.prodClientKey}` } });
+    expect(response.status).toBe(200);
+    expect((await response.json()).flags['payments-provider']).toBeUndefined();
+
+    const stream = new StreamClient(new WebSocket(`${baseUrl.replace('http', 'ws')}/sdk/v1/stream`, ['flagplane.v1', `flagplane.key.${DEMO.prodClientKey}`]));
+    await stream.next('connected');
+
+    proc.kill('SIGTERM');
+    expect(await withTimeout(stream.closed, 5000, 'stream close')).toEqual({ code: 1001, reason: 'going away' });
+    expect(await withTimeout(exited, 10_000, 'CLI exit')).toBe(0);
+    expect(stderr).toBe('');
+  });
+});
