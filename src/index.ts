@@ -1,4 +1,32 @@
+export { createClient } from './client';
+export { createMemoryStorage } from './memory-storage';
+export { fetchTransport } from './fetch-transport';
+export { nextDelay } from './backoff';
+export {
+  FlagplaneError,
+  ConfigError,
+  HttpError,
+  NetworkError,
+  TimeoutError,
+  SchemaError,
+  StorageError,
+} from './errors';
 export { SUPPORTED_SCHEMA_VERSION } from './snapshot-types';
+
+export type { FlagsClient, ChangeEvent } from './client-types';
+export type { ClientOptions, FlagDefaults } from './options';
+export type { ClientStatus, Readiness, ConnectionState, SnapshotSource, ReadyResult } from './client-state';
+export type { FlagplaneErrorCode } from './errors';
+export type { HttpTransport, HttpRequest, HttpResult } from './http-types';
+export type { StorageAdapter } from './storage-types';
+export type { Scheduler } from './scheduler';
+export type { BackoffOptions } from './backoff';
+export type {
+  EvaluationContext,
+  EvaluationDetails,
+  EvaluationReason,
+  EvaluationErrorCode,
+} from './evaluation-types';
 export type {
   FlagSnapshot,
   Flag,

@@ -1,0 +1,49 @@
+import type { FlagplaneError } from './errors';
+import type { FlagSnapshot } from './snapshot-types';
+
+/** Readiness: `failed` means `readyTimeout` passed without any snapshot; it still retries. */
+export type Readiness = 'initializing' | 'ready' | 'failed';
+
+/** How the client hears about changes. `stopped` after `close()`. */
+export type ConnectionState = 'polling' | 'connecting' | 'streaming' | 'reconnecting' | 'stopped';
+
+/** Where the snapshot being served came from. */
+export type SnapshotSource = 'network' | 'cache' | 'bootstrap';
+
+/** The public, immutable status of a client; a new object only when something changed. */
+export interface ClientStatus {
+  readonly status: Readiness;
+  readonly connection: ConnectionState;
+  readonly source: SnapshotSource | null;
+  /** Version of the snapshot being served, or `null` before there is one. */
+  readonly version: number | null;
+  /** The last failure, cleared by the next successful fetch. */
+  readonly error: FlagplaneError | null;
+}
+
+/** What `ready()` resolves to. It never rejects. */
+export type ReadyResult =
+  | { status: 'ready'; source: SnapshotSource }
+  | { status: 'timeout'; source: null }
+  | { status: 'closed'; source: null };
+
+/** The whole state of the fetch machine. */
+export interface MachineState {
+  readonly status: ClientStatus;
+  readonly snapshot: FlagSnapshot | null;
+  readonly etag: string | null;
+  /** Consecutive failed fetches; drives the backoff. */
+  readonly failures: number;
+  readonly fetch: 'idle' | 'in-flight';
+}
+
+/** Bootstrap and cached snapshots arrive as `snapshot-received` events after this. */
+export function initialState(): MachineState {
+  return {
+    status: { status: 'initializing', connection: 'polling', source: null, version: null, error: null },
+    snapshot: null,
+    etag: null,
+    failures: 0,
+    fetch: 'idle',
+  };
+}

@@ -1,0 +1,36 @@
+import type { ClientStatus, ReadyResult } from './client-state';
+import type { FlagDefaults } from './options';
+import type { JsonValue } from './snapshot-types';
+
+/** What a `subscribe` listener receives. */
+export interface ChangeEvent {
+  /** Flag keys whose served value (or reason) changed; empty when only the status changed. */
+  changed: ReadonlySet<string>;
+  status: ClientStatus;
+}
+
+/** A feature-flag client. Every read answers at once and never throws. */
+export interface FlagsClient<D extends FlagDefaults = FlagDefaults> {
+  /**
+   * Resolves on the first snapshot (network, cache or bootstrap), at `readyTimeout`, or at
+   * `close()`, whichever comes first. Never rejects.
+   */
+  ready(): Promise<ReadyResult>;
+  /**
+   * The flag's value for the current context; else `fallback`, else the configured
+   * default. A served value of another JSON type than the fallback yields the fallback.
+   */
+  get<K extends keyof D & string>(key: K, fallback?: D[K]): D[K];
+  get<T extends JsonValue>(key: string, fallback: T): T;
+  get(key: string): JsonValue | undefined;
+  /** Every flag's value, over the configured defaults. A stable object until something changes. */
+  getAll(): Readonly<Record<string, JsonValue>>;
+  /** Readiness, connection, source, version and last error. A stable object until one changes. */
+  getStatus(): ClientStatus;
+  /** Calls `listener` on every change; returns the function that unsubscribes it. */
+  subscribe(listener: (event: ChangeEvent) => void): () => void;
+  /** Fetches the snapshot now; resolves when that fetch has finished, whatever its outcome. */
+  refresh(): Promise<void>;
+  /** Stops every timer, request and socket. Reads keep answering from the last snapshot. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,173 @@
+import type { ChangeEvent, FlagsClient } from './client-types';
+import { initialState, type MachineState, type ReadyResult } from './client-state';
+import { FlagplaneError } from './errors';
+import type { EvaluationContext } from './evaluation-types';
+import { fetchTransport } from './fetch-transport';
+import { fingerprint } from './fingerprint';
+import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
+import { createHttpClient } from './http-client';
+import { resolveOptions, type ClientOptions, type FlagDefaults } from './options';
+import { defaultScheduler } from './scheduler';
+import { readCachedSnapshot, writeCachedSnapshot } from './snapshot-cache';
+import { checkSnapshot } from './snapshot-parse';
+import { SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
+import type { JsonValue } from './snapshot-types';
+import { Subscribable } from './subscribable';
+import { transition, type Effect, type MachineEvent } from './transition';
+
+type TimerName = 'poll' | 'ready';
+
+/**
+ * Creates a feature-flag client and starts fetching. Throws a `ConfigError` for invalid
+ * options — the only throw in the SDK; everything after reports through `onError`.
+ */
+export function createClient<D extends FlagDefaults = FlagDefaults>(options: ClientOptions<D>): FlagsClient<D> {
+  const config = resolveOptions(options as ClientOptions);
+  const scheduler = options.scheduler ?? defaultScheduler;
+  const http = createHttpClient(options.transport ?? fetchTransport, scheduler, config.requestTimeout);
+  // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
+  const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);
+  const context: EvaluationContext = options.context ?? {};
+  const storage = options.cache;
+  const keyFingerprint = fingerprint(config.sdkKey);
+  const storageKey = config.storageKey ?? `flagplane:snapshot:${keyFingerprint}`;
+
+  let state: MachineState = initialState();
+  let flags: EvaluatedFlags = new Map();
+  let allValues: Record<string, JsonValue> | null = null;
+  let snapshotController: AbortController | null = null;
+  let fetchWaiters: Array<() => void> = [];
+  const timers: Record<TimerName, unknown> = { poll: undefined, ready: undefined };
+  let resolveReady!: (result: ReadyResult) => void;
+  const readyPromise = new Promise<ReadyResult>((resolve) => (resolveReady = resolve));
+
+  const reportError = (error: FlagplaneError) => {
+    try {
+      options.onError?.(error);
+    } catch {
+      // The app's own error handler failed; there is nowhere left to report it.
+    }
+  };
+  const listeners = new Subscribable<ChangeEvent>((cause) =>
+    reportError(new FlagplaneError('listener', `a subscribe listener threw: ${(cause as Error)?.message ?? cause}`, cause)),
+  );
+
+  const clearTimer = (name: TimerName) => {
+    if (timers[name] !== undefined) scheduler.clearTimeout(timers[name]);
+    timers[name] = undefined;
+  };
+  const setTimer = (name: TimerName, delay: number | null) => {
+    clearTimer(name);
+    if (delay === null) return;
+    timers[name] = scheduler.setTimeout(() => {
+      timers[name] = undefined;
+      dispatch({ type: name === 'poll' ? 'poll-due' : 'ready-timeout' });
+    }, delay);
+  };
+  const settleFetchWaiters = () => {
+    const waiters = fetchWaiters;
+    fetchWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
+
+  function startFetch(): void {
+    snapshotController?.abort();
+    const controller = new AbortController();
+    snapshotController = controller;
+    void http.send(snapshotRequest(config.baseUrl, config.sdkKey, state.etag), SNAPSHOT_ROUTE, controller).then((outcome) => {
+      if (snapshotController !== controller) return;
+      snapshotController = null;
+      const event = snapshotOutcomeToEvent(outcome, scheduler.now(), scheduler.random());
+      if (event) dispatch(event);
+      settleFetchWaiters();
+    });
+  }
+
+  function run(effect: Effect): void {
+    switch (effect.type) {
+      case 'fetch':
+        return startFetch();
+      case 'timer':
+        return setTimer(effect.timer, effect.delay);
+      case 'resolve-ready':
+        clearTimer('ready');
+        return resolveReady(effect.result);
+      case 'report':
+        return reportError(effect.error);
+      case 'persist':
+        if (storage) writeCachedSnapshot(storage, storageKey, keyFingerprint, effect, reportError);
+        return;
+      case 'stop':
+        clearTimer('poll');
+        clearTimer('ready');
+        snapshotController = null;
+        http.abortAll();
+        settleFetchWaiters();
+        return;
+    }
+  }
+
+  function dispatch(event: MachineEvent): void {
+    const previous = state;
+    const next = transition(previous, event, config);
+    state = next.state;
+    let changed: ReadonlySet<string> = new Set();
+    if (state.snapshot !== previous.snapshot) {
+      const evaluated = evaluateAll(state.snapshot, context, context.userId ?? options.anonymousId, flags);
+      flags = evaluated.flags;
+      changed = evaluated.changed;
+      allValues = null;
+    }
+    if (changed.size > 0 || state.status !== previous.status) listeners.emit({ changed, status: state.status });
+    for (const effect of next.effects) run(effect);
+  }
+
+  function read(key: string, fallback: JsonValue | undefined) {
+    try {
+      return resolveRead(key, flags.get(key), state.snapshot, fallback === undefined ? defaults[key] : fallback).value;
+    } catch {
+      return fallback === undefined ? defaults[key] : fallback;
+    }
+  }
+
+  if (options.bootstrap) {
+    const checked = checkSnapshot(options.bootstrap, 'bootstrap');
+    if (checked.kind === 'ok') dispatch({ type: 'snapshot-received', snapshot: checked.snapshot, etag: null, source: 'bootstrap' });
+    else reportError(checked.error);
+  }
+  if (storage) {
+    readCachedSnapshot(storage, storageKey, keyFingerprint, (cached) => {
+      if (cached.kind === 'error') reportError(cached.error);
+      else if (cached.kind === 'hit') dispatch({ type: 'snapshot-received', snapshot: cached.snapshot, etag: cached.etag, source: 'cache' });
+    });
+  }
+  dispatch({ type: 'start' });
+
+  const client: FlagsClient<FlagDefaults> = {
+    ready: () => readyPromise,
+    get: read as FlagsClient['get'],
+    getAll() {
+      if (allValues) return allValues;
+      const values: Record<string, JsonValue> = {};
+      for (const [key, value] of Object.entries(defaults)) if (value !== undefined) values[key] = value;
+      for (const key of flags.keys()) {
+        const value = read(key, undefined);
+        if (value !== undefined) values[key] = value;
+      }
+      return (allValues = values);
+    },
+    getStatus: () => state.status,
+    subscribe: (listener) => listeners.subscribe(listener),
+    refresh() {
+      if (state.status.connection === 'stopped') return Promise.resolve();
+      const done = new Promise<void>((resolve) => fetchWaiters.push(resolve));
+      dispatch({ type: 'refresh' });
+      return done;
+    },
+    async close() {
+      dispatch({ type: 'close' });
+      listeners.clear();
+    },
+  };
+  return client as unknown as FlagsClient<D>;
+}

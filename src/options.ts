@@ -1,0 +1,95 @@
+import type { EvaluationContext } from './evaluation-types';
+import { ConfigError, type FlagplaneError } from './errors';
+import type { HttpTransport } from './http-types';
+import type { Scheduler } from './scheduler';
+import type { FlagSnapshot, JsonValue } from './snapshot-types';
+import type { StorageAdapter } from './storage-types';
+
+/** Per-key fallback values; `get('x')` returns the type of `defaults.x`. */
+export type FlagDefaults = Record<string, JsonValue>;
+
+/** Options of {@link createClient}. Names and defaults follow seed §2.5 and §8. */
+export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
+  /** Environment-scoped SDK key, `svc_sdk_server_…` or `svc_sdk_client_…`. */
+  sdkKey: string;
+  /** Data-plane origin, for example `https://flags.example.com`. */
+  baseUrl: string;
+  /** Fallback values served before a snapshot exists and for unknown keys. */
+  defaults?: Partial<D>;
+  /** Initial evaluation context. @default {} */
+  context?: EvaluationContext;
+  /** Poll interval in ms; `0` fetches once (a failure is still retried). @default 30000 */
+  pollInterval?: number;
+  /** How long `ready()` waits, in ms. @default 5000 */
+  readyTimeout?: number;
+  /** Per-request HTTP timeout in ms; `0` disables it. @default 10000 */
+  requestTimeout?: number;
+  /** A snapshot served until the first successful fetch (server rendering, tests). */
+  bootstrap?: FlagSnapshot;
+  /** Called with a typed error on fetch, schema, storage and stream failures. */
+  onError?: (error: FlagplaneError) => void;
+  /** HTTP transport. @default a transport on the global `fetch` */
+  transport?: HttpTransport;
+  /** Durable snapshot cache. @default none outside browsers */
+  cache?: StorageAdapter;
+  /** Timers, clock and randomness. @default the platform's */
+  scheduler?: Scheduler;
+  /** Batch diagnostic events to POST /sdk/v1/events. @default true */
+  events?: boolean;
+  /** Flush when the event buffer holds this many events. @default 50 */
+  flushAt?: number;
+  /** Event flush interval in ms; `0` disables the timer. @default 5000 */
+  flushInterval?: number;
+  /** WebSocket gateway origin; omit for polling only. */
+  streamUrl?: string;
+  /** After `identify()`, fetch the trait overlay and merge it under session traits. @default true */
+  remoteTraits?: boolean;
+  /** Stable anonymous id, the bucketing key while no `userId` is set. */
+  anonymousId?: string;
+  /** Browsers: persist the snapshot in `cache` (localStorage by default). @default true */
+  persist?: boolean;
+  /** Storage key of the persisted snapshot. @default `flagplane:snapshot:<key fingerprint>` */
+  storageKey?: string;
+  /** Storage key of the generated anonymous id. @default 'svc:anonymousId' */
+  anonymousStorageKey?: string;
+}
+
+export const SDK_KEY_PATTERN = /^svc_sdk_(server|client)_[A-Za-z0-9_-]{8,128}$/;
+
+/** Options with every default applied. */
+export interface ResolvedOptions {
+  sdkKey: string;
+  baseUrl: string;
+  pollInterval: number;
+  readyTimeout: number;
+  requestTimeout: number;
+  storageKey: string | undefined;
+}
+
+function duration(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new ConfigError(`${name} must be a finite number of milliseconds >= 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Validates options; the only place the SDK throws. */
+export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('createClient needs an options object');
+  const { sdkKey, baseUrl } = options;
+  if (typeof sdkKey !== 'string' || !SDK_KEY_PATTERN.test(sdkKey)) {
+    throw new ConfigError('sdkKey must be "svc_sdk_server_<key>" or "svc_sdk_client_<key>" (<key>: 8-128 of A-Z a-z 0-9 _ -)');
+  }
+  if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/.test(baseUrl)) {
+    throw new ConfigError(`baseUrl must be an http(s) origin, got ${JSON.stringify(baseUrl)}`);
+  }
+  return {
+    sdkKey,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    pollInterval: duration('pollInterval', options.pollInterval, 30_000),
+    readyTimeout: duration('readyTimeout', options.readyTimeout, 5_000),
+    requestTimeout: duration('requestTimeout', options.requestTimeout, 10_000),
+    storageKey: options.storageKey,
+  };
+}

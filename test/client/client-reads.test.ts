@@ -1,0 +1,160 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createClient } from '../../src/client';
+import { ConfigError } from '../../src/errors';
+import type { FlagSnapshot } from '../../src/snapshot-types';
+import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
+import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
+import { servingFlag, snapshotOf } from '../helpers/snapshots';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('reads never throw', () => {
+  it('serve the configured defaults, or the call fallback, before any snapshot', async () => {
+    const { client } = harness(() => 'hang', { defaults: { 'new-checkout': false, theme: 'light' } });
+    expect(client.get('new-checkout')).toBe(false);
+    expect(client.get('theme', 'dark')).toBe('dark');
+    expect(client.get('unknown')).toBeUndefined();
+    expect(client.get('unknown', 42)).toBe(42);
+    expect(client.getAll()).toEqual({ 'new-checkout': false, theme: 'light' });
+    await client.close();
+  });
+
+  it('serve the default for unknown keys and a malformed flag, and the value otherwise', async () => {
+    const snapshot: FlagSnapshot = {
+      ...snapshotOf(1, { theme: 'dark' }),
+      flags: { theme: servingFlag('dark'), broken: servingFlag('x', { fallthrough: { variation: 9 } }) },
+    };
+    const { client } = harness(() => jsonResponse(200, snapshot), { defaults: { theme: 'light', broken: 'safe', missing: 'm' } });
+    await client.ready();
+    expect(client.get('theme')).toBe('dark');
+    expect(client.get('broken')).toBe('safe');
+    expect(client.get('missing')).toBe('m');
+    expect(client.getAll()).toEqual({ theme: 'dark', broken: 'safe', missing: 'm' });
+    await client.close();
+  });
+
+  it('serve the default when the served value has another JSON type than the default', async () => {
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { flag: 'yes', list: { not: 'a list' } })), {
+      defaults: { flag: false, list: [] as string[] },
+    });
+    await client.ready();
+    expect(client.get('flag')).toBe(false);
+    expect(client.get('list')).toEqual([]);
+    expect(client.get('flag', 'a string fallback')).toBe('yes');
+    await client.close();
+  });
+
+  it('keep answering from the last snapshot after close', async () => {
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { a: 'kept' })));
+    await client.ready();
+    await client.close();
+    expect(client.get('a')).toBe('kept');
+    expect(client.get('b', 'fb')).toBe('fb');
+  });
+
+  it('survive hostile keys and snapshots', async () => {
+    const snapshot = snapshotOf(1, {}) as FlagSnapshot;
+    (snapshot.flags as Record<string, unknown>)['weird'] = { on: true };
+    (snapshot.flags as Record<string, unknown>)['null'] = null;
+    const { client } = harness(() => jsonResponse(200, snapshot), { defaults: { weird: 1 } });
+    await client.ready();
+    for (const key of ['weird', 'null', '__proto__', 'constructor', 'toString', '', 'hasOwnProperty']) {
+      expect(() => client.get(key)).not.toThrow();
+      expect(() => client.get(key, 'fb')).not.toThrow();
+    }
+    expect(client.get('weird')).toBe(1);
+    expect(client.get('__proto__', 'fb')).toBe('fb');
+    expect(client.get('__proto__')).toBeUndefined();
+    expect(client.get('toString')).toBeUndefined();
+    expect(() => client.getAll()).not.toThrow();
+    await client.close();
+  });
+
+  it('typed defaults type get()', async () => {
+    const { client } = harness(() => 'hang', { defaults: { enabled: false, limit: 10 } });
+    const enabled: boolean = client.get('enabled');
+    const limit: number = client.get('limit');
+    expect([enabled, limit]).toEqual([false, 10]);
+    await client.close();
+  });
+});
+
+describe('configuration errors are the only throw', () => {
+  it.each([
+    [{ sdkKey: 'nope', baseUrl: BASE_URL }, /sdkKey/],
+    [{ sdkKey: 'svc_sdk_admin_12345678', baseUrl: BASE_URL }, /sdkKey/],
+    [{ sdkKey: CLIENT_KEY, baseUrl: 'flags.test' }, /baseUrl/],
+    [{ sdkKey: CLIENT_KEY, baseUrl: BASE_URL, pollInterval: -1 }, /pollInterval/],
+    [{ sdkKey: CLIENT_KEY, baseUrl: BASE_URL, requestTimeout: Number.NaN }, /requestTimeout/],
+  ])('%j', (options, message) => {
+    expect(() => createClient(options as never)).toThrow(ConfigError);
+    expect(() => createClient(options as never)).toThrow(message);
+  });
+});
+
+describe('state and notifications', () => {
+  it('notify with the changed keys only; an unchanged poll notifies nobody', async () => {
+    const server = snapshotServer(snapshotOf(1, { a: 1, b: { deep: [1, 2] }, c: 'same' }));
+    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const events: Array<{ changed: string[]; status: string }> = [];
+    client.subscribe(({ changed, status }) => events.push({ changed: [...changed].sort(), status: status.status }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events).toEqual([{ changed: ['a', 'b', 'c'], status: 'ready' }]);
+    const before = { all: client.getAll(), status: client.getStatus(), b: client.get('b') };
+
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(events).toHaveLength(1);
+    expect(client.getAll()).toBe(before.all);
+
+    server.publish(snapshotOf(2, { a: 2, b: { deep: [1, 2] }, c: 'same', d: true }));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(events[1]).toEqual({ changed: ['a', 'd'], status: 'ready' });
+    expect(client.get('b')).toBe(before.b);
+    expect(client.getStatus()).not.toBe(before.status);
+    expect(client.getStatus().version).toBe(2);
+    await client.close();
+  });
+
+  it('a removed flag counts as changed', async () => {
+    const server = snapshotServer(snapshotOf(1, { a: 1, gone: true }));
+    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const changed: string[][] = [];
+    client.subscribe((event) => changed.push([...event.changed]));
+    await vi.advanceTimersByTimeAsync(0);
+    server.publish(snapshotOf(2, { a: 1 }));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(changed[1]).toEqual(['gone']);
+    await client.close();
+  });
+
+  it('a throwing listener does not stop the others and is reported', async () => {
+    const { client, errors } = harness(() => jsonResponse(200, snapshotOf(1, { a: 1 })));
+    const seen: number[] = [];
+    client.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    client.subscribe(() => seen.push(1));
+    await client.ready();
+    expect(seen).toEqual([1]);
+    expect(errors.map((error) => error.code)).toEqual(['listener']);
+    await client.close();
+  });
+
+  it('unsubscribe stops notifications', async () => {
+    const server = snapshotServer(snapshotOf(1, { a: 1 }));
+    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const listener = vi.fn();
+    const unsubscribe = client.subscribe(listener);
+    await vi.advanceTimersByTimeAsync(0);
+    unsubscribe();
+    server.publish(snapshotOf(2, { a: 2 }));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(listener).toHaveBeenCalledTimes(1);
+    await client.close();
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { initialState, type MachineState } from '../../src/client-state';
+import { HttpError, NetworkError } from '../../src/errors';
+import { transition, type MachineEvent } from '../../src/transition';
+import { snapshotOf } from '../helpers/snapshots';
+
+const config = { pollInterval: 30_000, readyTimeout: 5_000 };
+const v5 = snapshotOf(5, { a: true });
+const v7 = snapshotOf(7, { a: false });
+const v3 = snapshotOf(3, { a: 'old' });
+
+function run(events: MachineEvent[], cfg = config) {
+  let state: MachineState = initialState();
+  const effects = [];
+  for (const event of events) {
+    const next = transition(state, event, cfg);
+    state = next.state;
+    effects.push(next.effects);
+  }
+  return { state, effects, last: effects[effects.length - 1]! };
+}
+
+const net = (snapshot = v5, etag: string | null = `"snapshot-${snapshot.version}"`): MachineEvent => ({
+  type: 'snapshot-received',
+  snapshot,
+  etag,
+  source: 'network',
+});
+const failed = (random = 0): MachineEvent => ({ type: 'fetch-failed', error: new NetworkError('GET /x', 'down'), retryAfterMs: null, random });
+
+describe('transition: the fetch machine as a table', () => {
+  it('start fetches and arms the ready timeout', () => {
+    const { state, last } = run([{ type: 'start' }]);
+    expect(last).toEqual([{ type: 'fetch' }, { type: 'timer', timer: 'ready', delay: 5000 }]);
+    expect(state.fetch).toBe('in-flight');
+    expect(state.status.status).toBe('initializing');
+  });
+
+  it('a bootstrap snapshot makes the client ready before start, which then does not arm the timeout', () => {
+    const { state, effects } = run([{ type: 'snapshot-received', snapshot: v5, etag: null, source: 'bootstrap' }, { type: 'start' }]);
+    expect(effects[0]).toContainEqual({ type: 'resolve-ready', result: { status: 'ready', source: 'bootstrap' } });
+    expect(effects[1]).toEqual([{ type: 'fetch' }]);
+    expect(state.status).toMatchObject({ status: 'ready', source: 'bootstrap', version: 5 });
+  });
+
+  it('the first network snapshot resolves ready, persists and schedules the next poll', () => {
+    const { state, last } = run([{ type: 'start' }, net()]);
+    expect(last).toEqual([
+      { type: 'resolve-ready', result: { status: 'ready', source: 'network' } },
+      { type: 'persist', snapshot: v5, etag: '"snapshot-5"' },
+      { type: 'timer', timer: 'poll', delay: 30_000 },
+    ]);
+    expect(state).toMatchObject({ snapshot: v5, etag: '"snapshot-5"', fetch: 'idle', failures: 0 });
+  });
+
+  it('pollInterval 0 fetches once: no poll after a success', () => {
+    const { last } = run([{ type: 'start' }, net()], { pollInterval: 0, readyTimeout: 5000 });
+    expect(last.some((effect) => effect.type === 'timer')).toBe(false);
+  });
+
+  it('304 keeps the snapshot, keeps the same status object, and schedules the next poll', () => {
+    const before = run([{ type: 'start' }, net(), { type: 'poll-due' }]).state;
+    const next = transition(before, { type: 'not-modified' }, config);
+    expect(next.state.snapshot).toBe(before.snapshot);
+    expect(next.state.status).toBe(before.status);
+    expect(next.effects).toEqual([{ type: 'timer', timer: 'poll', delay: 30_000 }]);
+  });
+
+  it('a lower version is ignored (seed 4.5): snapshot, etag and status are kept', () => {
+    const before = run([{ type: 'start' }, net(v7)]).state;
+    const next = transition(before, net(v3), config);
+    expect(next.state.snapshot).toBe(v7);
+    expect(next.state.etag).toBe('"snapshot-7"');
+    expect(next.state.status).toBe(before.status);
+    expect(next.effects).toEqual([{ type: 'timer', timer: 'poll', delay: 30_000 }]);
+  });
+
+  it('a gap in versions is taken as is (seed 4.6)', () => {
+    const { state } = run([{ type: 'start' }, net(v3), net(v7)]);
+    expect(state.snapshot).toBe(v7);
+    expect(state.status.version).toBe(7);
+  });
+
+  it('the same version does not replace the snapshot object', () => {
+    const copy = snapshotOf(5, { a: true });
+    const { state } = run([{ type: 'start' }, net(v5), net(copy)]);
+    expect(state.snapshot).toBe(v5);
+  });
+
+  it('a failure reports, records the error and backs off; a success clears both', () => {
+    const afterFail = run([{ type: 'start' }, failed()]);
+    expect(afterFail.last).toEqual([
+      { type: 'report', error: expect.any(NetworkError) },
+      { type: 'timer', timer: 'poll', delay: 1000 },
+    ]);
+    expect(afterFail.state.status.error).toBeInstanceOf(NetworkError);
+    const { state } = run([{ type: 'start' }, failed(), { type: 'poll-due' }, net()]);
+    expect(state.status.error).toBeNull();
+    expect(state.failures).toBe(0);
+  });
+
+  it('failures back off 1s, 2s, 4s … capped at the poll interval', () => {
+    const events: MachineEvent[] = [{ type: 'start' }];
+    for (let i = 0; i < 7; i++) events.push(failed(), { type: 'poll-due' });
+    const { effects } = run(events, { pollInterval: 10_000, readyTimeout: 5000 });
+    const delays = effects.flatMap((list) => list.filter((e) => e.type === 'timer' && e.timer === 'poll').map((e) => (e as { delay: number }).delay));
+    expect(delays).toEqual([1000, 2000, 4000, 8000, 10_000, 10_000, 10_000]);
+  });
+
+  it('jitter adds up to 20% of the delay', () => {
+    const { last } = run([{ type: 'start' }, failed(0.5)]);
+    expect(last[1]).toEqual({ type: 'timer', timer: 'poll', delay: 1100 });
+  });
+
+  it('Retry-After lengthens the delay', () => {
+    const error = new HttpError(503, 'GET /sdk/v1/snapshot');
+    const { last } = run([{ type: 'start' }, { type: 'fetch-failed', error, retryAfterMs: 20_000, random: 0 }]);
+    expect(last[1]).toEqual({ type: 'timer', timer: 'poll', delay: 20_000 });
+  });
+
+  it('the ready timeout fails readiness once; a later success makes it ready without resolving again', () => {
+    const timedOut = run([{ type: 'start' }, { type: 'ready-timeout' }]);
+    expect(timedOut.last).toEqual([{ type: 'resolve-ready', result: { status: 'timeout', source: null } }]);
+    expect(timedOut.state.status.status).toBe('failed');
+    const later = run([{ type: 'start' }, { type: 'ready-timeout' }, net()]);
+    expect(later.state.status.status).toBe('ready');
+    expect(later.last.some((effect) => effect.type === 'resolve-ready')).toBe(false);
+  });
+
+  it('a poll due while a fetch is in flight does nothing; refresh restarts the fetch', () => {
+    const started = run([{ type: 'start' }]).state;
+    expect(transition(started, { type: 'poll-due' }, config)).toEqual({ state: started, effects: [] });
+    expect(transition(started, { type: 'refresh' }, config).effects).toEqual([{ type: 'timer', timer: 'poll', delay: null }, { type: 'fetch' }]);
+  });
+
+  it('close stops everything, resolves a pending ready, and then ignores every event', () => {
+    const { state, last } = run([{ type: 'start' }, { type: 'close' }]);
+    expect(last).toEqual([{ type: 'stop' }, { type: 'resolve-ready', result: { status: 'closed', source: null } }]);
+    expect(state.status.connection).toBe('stopped');
+    for (const event of [net(), failed(), { type: 'poll-due' }, { type: 'refresh' }] as MachineEvent[]) {
+      expect(transition(state, event, config)).toEqual({ state, effects: [] });
+    }
+  });
+});

@@ -1,0 +1,30 @@
+import { createClient } from '../../src/client';
+import type { FlagplaneError } from '../../src/errors';
+import type { HttpRequest } from '../../src/http-types';
+import type { ClientOptions, FlagDefaults } from '../../src/options';
+import { defaultScheduler } from '../../src/scheduler';
+import { createFakeTransport, type Reply } from './fake-transport';
+
+export const CLIENT_KEY = 'svc_sdk_client_test_key_0001';
+export const BASE_URL = 'https://flags.test';
+
+/**
+ * A client on a fake transport, with jitter fixed at 0 and the platform timers (so that
+ * `vi.useFakeTimers()` reaches them). Errors reported through `onError` are collected.
+ */
+export function harness<D extends FlagDefaults = FlagDefaults>(
+  handler: (request: HttpRequest) => Reply | Promise<Reply>,
+  options: Partial<ClientOptions<D>> = {},
+) {
+  const fake = createFakeTransport(handler);
+  const errors: FlagplaneError[] = [];
+  const client = createClient<D>({
+    sdkKey: CLIENT_KEY,
+    baseUrl: BASE_URL,
+    transport: fake.transport,
+    scheduler: { ...defaultScheduler, random: () => 0 },
+    onError: (error) => errors.push(error),
+    ...options,
+  } as ClientOptions<D>);
+  return { client, errors, ...fake };
+}
