@@ -12,8 +12,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  */
 const scenarios = [
   {
-    name: 'core: createClient + get',
-    budget: 4900,
+    name: 'core with the evaluator: createClient + get',
+    budget: 7300,
     entry: `import { createClient } from './src/index.ts';
 const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com' });
 console.log(client.get('flag', false));`,

@@ -1,5 +1,6 @@
 import type { ClientStatus, ReadyResult } from './client-state';
 import type { FlagDefaults } from './options';
+import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
 import type { JsonValue } from './snapshot-types';
 
 /** What a `subscribe` listener receives. */
@@ -23,6 +24,22 @@ export interface FlagsClient<D extends FlagDefaults = FlagDefaults> {
   get<K extends keyof D & string>(key: K, fallback?: D[K]): D[K];
   get<T extends JsonValue>(key: string, fallback: T): T;
   get(key: string): JsonValue | undefined;
+  /**
+   * The value with the reason it was served: `{ key, value, reason, variation, ruleId?,
+   * version, errorCode? }`. Reasons follow OpenFeature's vocabulary (docs/evaluation.md).
+   */
+  getDetails<K extends keyof D & string>(key: K, fallback?: D[K]): EvaluationDetails<D[K]>;
+  getDetails<T extends JsonValue>(key: string, fallback: T): EvaluationDetails<T>;
+  getDetails(key: string): EvaluationDetails<JsonValue | undefined>;
+  /** The evaluation context in use. */
+  getContext(): EvaluationContext;
+  /** Replaces the evaluation context; listeners hear only of the flags whose value changed. */
+  setContext(context: EvaluationContext): void;
+  /**
+   * Replaces the local overrides (QA, tests): each key's value wins over the snapshot and
+   * is reported with reason `OVERRIDE`. `setOverrides({})` clears them.
+   */
+  setOverrides(values: Record<string, JsonValue>): void;
   /** Every flag's value, over the configured defaults. A stable object until something changes. */
   getAll(): Readonly<Record<string, JsonValue>>;
   /** Readiness, connection, source, version and last error. A stable object until one changes. */

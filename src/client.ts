@@ -1,7 +1,8 @@
 import type { ChangeEvent, FlagsClient } from './client-types';
 import { initialState, type MachineState, type ReadyResult } from './client-state';
 import { FlagplaneError } from './errors';
-import type { EvaluationContext } from './evaluation-types';
+import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
+import { EventBuffer } from './event-buffer';
 import { fetchTransport } from './fetch-transport';
 import { fingerprint } from './fingerprint';
 import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
@@ -12,6 +13,8 @@ import { readCachedSnapshot, writeCachedSnapshot } from './snapshot-cache';
 import { checkSnapshot } from './snapshot-parse';
 import { SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
 import type { JsonValue } from './snapshot-types';
+import { buildOverrides, changedOverrides, type Overrides } from './overrides';
+import { ReadTracker } from './read-tracker';
 import { Subscribable } from './subscribable';
 import { transition, type Effect, type MachineEvent } from './transition';
 
@@ -27,7 +30,11 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const http = createHttpClient(options.transport ?? fetchTransport, scheduler, config.requestTimeout);
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);
-  const context: EvaluationContext = options.context ?? {};
+  let context: EvaluationContext = options.context ?? {};
+  let overrides: Overrides = new Map();
+  const buffer = options.events === false ? null : new EventBuffer();
+  const tracker = buffer && new ReadTracker((event) => buffer.push(event));
+  const bucketingKey = () => context.userId ?? options.anonymousId;
   const storage = options.cache;
   const keyFingerprint = fingerprint(config.sdkKey);
   const storageKey = config.storageKey ?? `flagplane:snapshot:${keyFingerprint}`;
@@ -111,24 +118,34 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     const previous = state;
     const next = transition(previous, event, config);
     state = next.state;
-    let changed: ReadonlySet<string> = new Set();
-    if (state.snapshot !== previous.snapshot) {
-      const evaluated = evaluateAll(state.snapshot, context, context.userId ?? options.anonymousId, flags);
-      flags = evaluated.flags;
-      changed = evaluated.changed;
-      allValues = null;
-    }
+    const changed = state.snapshot !== previous.snapshot ? reevaluate() : new Set<string>();
     if (changed.size > 0 || state.status !== previous.status) listeners.emit({ changed, status: state.status });
     for (const effect of next.effects) run(effect);
   }
 
-  function read(key: string, fallback: JsonValue | undefined) {
+  function reevaluate(): ReadonlySet<string> {
+    const evaluated = evaluateAll(state.snapshot, context, bucketingKey(), flags);
+    flags = evaluated.flags;
+    allValues = null;
+    return evaluated.changed;
+  }
+
+  function notify(changed: ReadonlySet<string>): void {
+    allValues = null;
+    if (changed.size > 0) listeners.emit({ changed, status: state.status });
+  }
+
+  function details(key: string, fallback: JsonValue | undefined): EvaluationDetails<JsonValue | undefined> {
+    const value = fallback === undefined ? defaults[key] : fallback;
     try {
-      return resolveRead(key, flags.get(key), state.snapshot, fallback === undefined ? defaults[key] : fallback).value;
+      const result = overrides.get(key) ?? resolveRead(key, flags.get(key), state.snapshot, value);
+      tracker?.track(result as EvaluationDetails, context.userId ?? options.anonymousId);
+      return result;
     } catch {
-      return fallback === undefined ? defaults[key] : fallback;
+      return { key, value, reason: 'ERROR', variation: null, version: null, errorCode: 'GENERAL' };
     }
   }
+  const read = (key: string, fallback: JsonValue | undefined) => details(key, fallback).value;
 
   if (options.bootstrap) {
     const checked = checkSnapshot(options.bootstrap, 'bootstrap');
@@ -146,17 +163,29 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const client: FlagsClient<FlagDefaults> = {
     ready: () => readyPromise,
     get: read as FlagsClient['get'],
+    getDetails: details as FlagsClient['getDetails'],
     getAll() {
       if (allValues) return allValues;
       const values: Record<string, JsonValue> = {};
       for (const [key, value] of Object.entries(defaults)) if (value !== undefined) values[key] = value;
-      for (const key of flags.keys()) {
-        const value = read(key, undefined);
+      for (const key of new Set([...flags.keys(), ...overrides.keys()])) {
+        const value = (overrides.get(key) ?? resolveRead(key, flags.get(key), state.snapshot, defaults[key])).value;
         if (value !== undefined) values[key] = value;
       }
       return (allValues = values);
     },
     getStatus: () => state.status,
+    getContext: () => context,
+    setContext(next) {
+      context = next ?? {};
+      notify(reevaluate());
+    },
+    setOverrides(values) {
+      const next = buildOverrides(values ?? {});
+      const changed = changedOverrides(overrides, next);
+      overrides = next;
+      notify(changed);
+    },
     subscribe: (listener) => listeners.subscribe(listener),
     refresh() {
       if (state.status.connection === 'stopped') return Promise.resolve();

@@ -31,12 +31,14 @@ export type EvaluationReason =
  * - `FLAG_NOT_FOUND`: the snapshot has no flag with that key.
  * - `PARSE_ERROR`: the flag is malformed (for example a variation index out of range).
  * - `TYPE_MISMATCH`: the served value's type differs from the configured default's.
+ * - `GENERAL`: anything else (a defect; the read still answers).
  */
 export type EvaluationErrorCode =
   | 'PROVIDER_NOT_READY'
   | 'FLAG_NOT_FOUND'
   | 'PARSE_ERROR'
-  | 'TYPE_MISMATCH';
+  | 'TYPE_MISMATCH'
+  | 'GENERAL';
 
 /** The outcome of evaluating one flag of a snapshot, before defaults are applied. */
 export type FlagEvaluation =

@@ -1,4 +1,4 @@
-import { evaluateFlag } from './evaluate-simple';
+import { evaluateFlag } from './evaluation/index';
 import type { EvaluationContext, EvaluationDetails, FlagEvaluation } from './evaluation-types';
 import { jsonEqual } from './json-equal';
 import type { FlagSnapshot, JsonValue } from './snapshot-types';

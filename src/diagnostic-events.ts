@@ -1,0 +1,9 @@
+import type { JsonValue } from './snapshot-types';
+
+/** The diagnostic events of seed §2.3, as sent in a batch to POST /sdk/v1/events. */
+export type DiagnosticEvent =
+  | { type: 'evaluation'; key: string; reason: string; value: JsonValue; userId?: string }
+  | { type: 'unregistered_flag'; key: string }
+  | { type: 'error'; message: string }
+  | { type: 'version_skew'; previousVersion: number; currentVersion: number }
+  | { type: 'identify'; userId: string; traits: Record<string, JsonValue> };

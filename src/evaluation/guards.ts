@@ -1,0 +1,7 @@
+/** A non-null object (arrays included): the only values whose members we read. */
+export const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null;
+
+// An own-property check, so names like `constructor` or `__proto__` never resolve to
+// Object.prototype members. `Object.hasOwn` is ES2022; the bundle targets ES2020.
+export const own = (o: object, key: string): boolean => ({}).hasOwnProperty.call(o, key);

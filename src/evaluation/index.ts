@@ -1,0 +1,2 @@
+export { evaluateFlag } from './evaluate-flag';
+export { bucketFor } from './bucketing';

@@ -1,0 +1,18 @@
+/**
+ * Caches a string parser. Snapshot values and a device's own attribute values repeat
+ * across flags and evaluations, and parsing (a regex, then arithmetic) costs far more
+ * than a Map lookup. Bounded: long strings are never kept, and the cache starts over
+ * once it holds `limit` entries.
+ */
+export function memo<T>(parse: (s: string) => T, limit = 500): (s: string) => T {
+  let cache = new Map<string, T>();
+  return (s) => {
+    if (cache.has(s)) return cache.get(s)!;
+    const value = parse(s);
+    if (s.length <= 64) {
+      if (cache.size >= limit) cache = new Map();
+      cache.set(s, value);
+    }
+    return value;
+  };
+}

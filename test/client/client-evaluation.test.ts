@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
+import { jsonResponse } from '../helpers/fake-transport';
+import { harness } from '../helpers/client-harness';
+import { servingFlag } from '../helpers/snapshots';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const planRule = (plan: string, variation: number): Flag['rules'][number] => ({
+  id: `plan-${plan}`,
+  conditions: [{ kind: 'attribute', attribute: 'plan', op: 'in', values: [plan] }],
+  serve: { variation },
+});
+
+const snapshot: FlagSnapshot = {
+  schemaVersion: 1,
+  version: 7,
+  environmentId: 'production',
+  flags: {
+    off: servingFlag('on-value', { on: false, variations: ['off-value', 'on-value'] }),
+    targeted: { ...servingFlag('everyone'), variations: ['everyone', 'pro', 'enterprise'], fallthrough: { variation: 0 }, rules: [planRule('pro', 1), planRule('enterprise', 2)] },
+    split: { ...servingFlag('a'), variations: ['a', 'b'], fallthrough: { rollout: [{ variation: 0, weight: 50_000 }, { variation: 1, weight: 50_000 }] } },
+    plain: servingFlag(true),
+    broken: servingFlag('x', { offVariation: 5, on: false }),
+    typed: servingFlag('a string'),
+  },
+};
+
+async function ready(options = {}) {
+  const h = harness(() => jsonResponse(200, snapshot), options);
+  await h.client.ready();
+  return h;
+}
+
+describe('getDetails: values with reasons', () => {
+  it('reports every reason with the variation, rule and version', async () => {
+    const { client } = await ready({ context: { userId: 'u1', attributes: { plan: 'pro' } }, defaults: { typed: 0, broken: 'safe' } });
+    expect(client.getDetails('off')).toEqual({ key: 'off', value: 'off-value', reason: 'DISABLED', variation: 0, version: 7 });
+    expect(client.getDetails('targeted')).toEqual({ key: 'targeted', value: 'pro', reason: 'TARGETING_MATCH', variation: 1, ruleId: 'plan-pro', version: 7 });
+    expect(client.getDetails('split')).toMatchObject({ reason: 'SPLIT', version: 7 });
+    expect(client.getDetails('plain')).toEqual({ key: 'plain', value: true, reason: 'DEFAULT', variation: 1, version: 7 });
+    expect(client.getDetails('broken')).toMatchObject({ value: 'safe', reason: 'ERROR', errorCode: 'PARSE_ERROR' });
+    expect(client.getDetails('typed')).toMatchObject({ value: 0, reason: 'ERROR', errorCode: 'TYPE_MISMATCH' });
+    expect(client.getDetails('nope', 'fb')).toEqual({ key: 'nope', value: 'fb', reason: 'ERROR', variation: null, version: 7, errorCode: 'FLAG_NOT_FOUND' });
+    await client.close();
+  });
+
+  it('reports PROVIDER_NOT_READY before any snapshot', async () => {
+    const { client } = harness(() => 'hang', { defaults: { plain: false } });
+    expect(client.getDetails('plain')).toEqual({ key: 'plain', value: false, reason: 'ERROR', variation: null, version: null, errorCode: 'PROVIDER_NOT_READY' });
+    await client.close();
+  });
+
+  it('is memoised: a second read returns the same details object, computed once per snapshot and context', async () => {
+    const { client } = await ready({ context: { attributes: { plan: 'pro' } } });
+    const first = client.getDetails('targeted');
+    expect(client.getDetails('targeted')).toBe(first);
+    client.setContext({ attributes: { plan: 'pro' }, segmentIds: [] });
+    expect(client.getDetails('targeted')).toBe(first);
+    await client.close();
+  });
+
+  it('buckets by userId, else by the anonymous id, stably', async () => {
+    const byUser = (await ready({ context: { userId: 'user-42' } })).client;
+    const byAnon = (await ready({ anonymousId: 'user-42' })).client;
+    expect(byUser.get('split')).toBe(byAnon.get('split'));
+    const values = new Set<unknown>();
+    for (let i = 0; i < 40; i++) {
+      byUser.setContext({ userId: `user-${i}` });
+      values.add(byUser.get('split'));
+    }
+    expect(values).toEqual(new Set(['a', 'b']));
+    await byUser.close();
+    await byAnon.close();
+  });
+});
+
+describe('setContext', () => {
+  it('re-evaluates and notifies only the keys whose value changed', async () => {
+    const { client } = await ready({ context: { userId: 'u1', attributes: { plan: 'free' } } });
+    const changes: string[][] = [];
+    client.subscribe(({ changed }) => changes.push([...changed]));
+    client.setContext({ userId: 'u1', attributes: { plan: 'enterprise' } });
+    expect(client.get('targeted')).toBe('enterprise');
+    expect(changes).toEqual([['targeted']]);
+    client.setContext({ userId: 'u1', attributes: { plan: 'enterprise', country: 'FR' } });
+    expect(changes).toHaveLength(1);
+    expect(client.getContext()).toEqual({ userId: 'u1', attributes: { plan: 'enterprise', country: 'FR' } });
+    await client.close();
+  });
+});
+
+describe('setOverrides', () => {
+  it('wins over the snapshot with reason OVERRIDE, notifies, and clears', async () => {
+    const { client } = await ready();
+    const changes: string[][] = [];
+    client.subscribe(({ changed }) => changes.push([...changed].sort()));
+    client.setOverrides({ plain: false, 'not-in-snapshot': 'qa' });
+    expect(client.getDetails('plain')).toEqual({ key: 'plain', value: false, reason: 'OVERRIDE', variation: null, version: null });
+    expect(client.get('not-in-snapshot')).toBe('qa');
+    expect(client.getAll()).toMatchObject({ plain: false, 'not-in-snapshot': 'qa' });
+    expect(changes).toEqual([['not-in-snapshot', 'plain']]);
+    client.setOverrides({});
+    expect(client.get('plain')).toBe(true);
+    expect(client.get('not-in-snapshot')).toBeUndefined();
+    expect(changes[1]).toEqual(['not-in-snapshot', 'plain']);
+    await client.close();
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { DiagnosticEvent } from '../../src/diagnostic-events';
+import { EventBuffer } from '../../src/event-buffer';
+import type { EvaluationDetails } from '../../src/evaluation-types';
+import { ReadTracker } from '../../src/read-tracker';
+
+const served = (key: string, value: unknown, reason: EvaluationDetails['reason'] = 'TARGETING_MATCH'): EvaluationDetails => ({
+  key,
+  value: value as EvaluationDetails['value'],
+  reason,
+  variation: 1,
+  version: 3,
+});
+
+function tracker() {
+  const events: DiagnosticEvent[] = [];
+  return { events, tracker: new ReadTracker((event) => events.push(event)) };
+}
+
+describe('ReadTracker', () => {
+  it('reports a (key, value, user) once per flush window, not on every read', () => {
+    const { events, tracker: t } = tracker();
+    const details = served('a', true);
+    for (let i = 0; i < 5; i++) t.track(details, 'u1');
+    t.track(served('a', true), 'u1');
+    expect(events).toEqual([{ type: 'evaluation', key: 'a', reason: 'TARGETING_MATCH', value: true, userId: 'u1' }]);
+    t.track(served('a', false), 'u1');
+    t.track(details, 'u2');
+    expect(events).toHaveLength(3);
+    t.newWindow();
+    t.track(details, 'u2');
+    expect(events).toHaveLength(4);
+  });
+
+  it('reports an unknown key once as unregistered_flag, and nothing for overrides or before a snapshot', () => {
+    const { events, tracker: t } = tracker();
+    const unknown = (): EvaluationDetails => ({ key: 'ghost', value: 1, reason: 'ERROR', variation: null, version: 3, errorCode: 'FLAG_NOT_FOUND' });
+    t.track(unknown(), 'u1');
+    t.track(unknown(), 'u1');
+    t.newWindow();
+    t.track(unknown(), 'u1');
+    t.track({ key: 'o', value: 1, reason: 'OVERRIDE', variation: null, version: null }, 'u1');
+    t.track({ key: 'p', value: 1, reason: 'ERROR', variation: null, version: null, errorCode: 'PROVIDER_NOT_READY' }, 'u1');
+    expect(events).toEqual([{ type: 'unregistered_flag', key: 'ghost' }]);
+  });
+
+  it('omits userId when there is none, and reports defaults served on errors', () => {
+    const { events, tracker: t } = tracker();
+    t.track({ key: 'm', value: 0, reason: 'ERROR', variation: null, version: 3, errorCode: 'TYPE_MISMATCH' }, undefined);
+    expect(events).toEqual([{ type: 'evaluation', key: 'm', reason: 'ERROR', value: 0 }]);
+  });
+});
+
+describe('EventBuffer', () => {
+  const event = (n: number): DiagnosticEvent => ({ type: 'error', message: String(n) });
+
+  it('is bounded: past capacity the oldest are dropped and counted', () => {
+    const buffer = new EventBuffer(3);
+    for (let i = 1; i <= 5; i++) buffer.push(event(i));
+    expect(buffer.take()).toEqual([event(3), event(4), event(5)]);
+    expect(buffer.takeDropped()).toBe(2);
+    expect(buffer.takeDropped()).toBe(0);
+  });
+
+  it('restores a failed batch in front, in order, within capacity', () => {
+    const buffer = new EventBuffer(4);
+    buffer.push(event(1));
+    buffer.push(event(2));
+    const batch = buffer.take();
+    buffer.push(event(3));
+    buffer.push(event(4));
+    buffer.push(event(5));
+    buffer.restore(batch);
+    expect(buffer.take()).toEqual([event(2), event(3), event(4), event(5)]);
+    expect(buffer.takeDropped()).toBe(1);
+  });
+});

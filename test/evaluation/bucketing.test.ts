@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import vectors from '../fixtures/bucketing.json';
+import { murmur3, utf8 as encode } from '../../src/evaluation/murmur3';
+import { BUCKET_COUNT, bucketFor, pickVariation } from '../../src/evaluation/bucketing';
+import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
+import type { WeightedVariation } from '../../src/snapshot-types';
+import { makeFlag } from './flags';
+
+describe('MurmurHash3 x86 32-bit', () => {
+  // Published seed-0 values, independent of this repository's fixture.
+  it.each([
+    ['', 0],
+    ['hello', 613153351],
+    ['The quick brown fox jumps over the lazy dog', 776992547],
+    ['abc', 0xb3dd93fa],
+    ['\0\0\0\0', 0x2362f9de],
+    ['!Ce', 0x7e4a8634],
+  ])('murmur3(%j) = %i', (input, hash) => {
+    expect(murmur3(input)).toBe(hash);
+  });
+
+  // Published values with the seed 0x9747b28c, to exercise the seed path.
+  it.each([
+    ['a', 0x7fa09ea6],
+    ['ab', 0x74875592],
+    ['abc', 0xc84a62dd],
+    ['abcd', 0xf0478627],
+    ['Hello, world!', 0x24884cba],
+    ['ππππππππ', 0xd58063c1],
+  ])('murmur3(%j, 0x9747b28c)', (input, hash) => {
+    expect(murmur3(input, 0x9747b28c)).toBe(hash);
+  });
+
+  it('is an unsigned 32-bit integer', () => {
+    for (let i = 0; i < 1000; i++) {
+      const h = murmur3(`k${i}`);
+      expect(Number.isInteger(h) && h >= 0 && h <= 0xffffffff).toBe(true);
+    }
+  });
+});
+
+describe('utf8', () => {
+  const encoder = new TextEncoder();
+  const utf8 = (s: string) => {
+    const bytes: number[] = [];
+    encode(s, (b) => bytes.push(b));
+    return bytes;
+  };
+  it.each(['', 'ascii', 'é', 'José', '中文', '😀', '👩‍💻', '\u007f\u0080\u07ff\u0800\uffff', '\u{10000}\u{10ffff}'])(
+    'encodes %j like TextEncoder',
+    (s) => {
+      expect(utf8(s)).toEqual([...encoder.encode(s)]);
+    },
+  );
+
+  it('turns lone surrogates into U+FFFD like TextEncoder', () => {
+    for (const s of ['\ud800', '\udfff', 'a\ud83dz', '\ude00\ud83d', '\ud83d\ud83d\ude00', 'x\udc00']) {
+      expect(utf8(s)).toEqual([...encoder.encode(s)]);
+    }
+    expect(murmur3('flag.\ud800')).toBe(murmur3('flag.\ufffd'));
+  });
+
+  it('agrees with TextEncoder on random strings of mixed planes', () => {
+    let seed = 12345;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (let n = 0; n < 2000; n++) {
+      let s = '';
+      for (let i = random() * 10; i > 0; i--) {
+        const r = random();
+        s += r < 0.7 ? String.fromCharCode((random() * 0x10000) | 0) : String.fromCodePoint(0x10000 + ((random() * 0x100000) | 0));
+      }
+      expect(utf8(s)).toEqual([...encoder.encode(s)]);
+    }
+  });
+});
+
+describe('bucketing vectors (test/fixtures/bucketing.json)', () => {
+  it('has enough vectors, ASCII and not', () => {
+    expect(vectors.length).toBeGreaterThanOrEqual(30);
+    expect(vectors.some((v) => /[^\x00-\x7f]/.test(v.input))).toBe(true);
+  });
+
+  it.each(vectors.map((v) => [v.input, v.hash, v.bucket] as const))('%j → hash %i, bucket %i', (input, hash, bucket) => {
+    expect(murmur3(input)).toBe(hash);
+    expect(hash % BUCKET_COUNT).toBe(bucket);
+    const dot = input.indexOf('.');
+    if (dot >= 0) expect(bucketFor(input.slice(0, dot), input.slice(dot + 1))).toBe(bucket);
+  });
+});
+
+describe('bucketFor', () => {
+  it('is the hash of "<salt>.<key>" mod 100000', () => {
+    expect(bucketFor('new-checkout', 'user-42')).toBe(4125);
+    expect(bucketFor('new-checkout', '')).toBe(murmur3('new-checkout.') % 100000);
+  });
+
+  it('is stable: the same input always gives the same bucket', () => {
+    for (let i = 0; i < 500; i++) {
+      const first = bucketFor('stable', `user-${i}`);
+      for (let j = 0; j < 3; j++) expect(bucketFor('stable', `user-${i}`)).toBe(first);
+    }
+  });
+
+  it('stays within 0…99999', () => {
+    for (let i = 0; i < 10000; i++) {
+      const b = bucketFor('range', `u${i}`);
+      expect(b >= 0 && b < 100000 && Number.isInteger(b)).toBe(true);
+    }
+  });
+
+  it('is bucket 0 without a key', () => {
+    expect(bucketFor('any-salt', undefined)).toBe(0);
+  });
+
+  it('depends on the salt, so flags bucket independently', () => {
+    let both = 0;
+    const n = 20000;
+    for (let i = 0; i < n; i++) if (bucketFor('flag-a', `user-${i}`) < 50000 && bucketFor('flag-b', `user-${i}`) < 50000) both++;
+    expect(Math.abs(both / n - 0.25)).toBeLessThan(0.02);
+  });
+});
+
+describe('pickVariation', () => {
+  const rollout: WeightedVariation[] = [
+    { variation: 0, weight: 10000 },
+    { variation: 1, weight: 0 },
+    { variation: 2, weight: 90000 },
+  ];
+
+  it('serves the first slice whose cumulative weight exceeds the bucket', () => {
+    expect(pickVariation(rollout, 0)).toBe(0);
+    expect(pickVariation(rollout, 9999)).toBe(0);
+    expect(pickVariation(rollout, 10000)).toBe(2); // the zero-weight slice never serves
+    expect(pickVariation(rollout, 99999)).toBe(2);
+  });
+
+  it('skips leading zero-weight slices at bucket 0', () => {
+    expect(pickVariation([{ variation: 4, weight: 0 }, { variation: 5, weight: 100000 }], 0)).toBe(5);
+  });
+
+  it('is undefined when the weights do not reach the bucket', () => {
+    expect(pickVariation([{ variation: 0, weight: 100 }], 100)).toBeUndefined();
+  });
+});
+
+describe('rollouts through evaluateFlag', () => {
+  const distribution = (weights: number[], n = 100000) => {
+    const flag = makeFlag([], { salt: 'distribution', fallthrough: { rollout: weights.map((weight, variation) => ({ variation, weight })) } });
+    const counts = weights.map(() => 0);
+    for (let i = 0; i < n; i++) {
+      const result = evaluateFlag(flag, {}, `user-${i}`);
+      if (result.kind !== 'served' || result.reason !== 'SPLIT') throw new Error(`unexpected ${JSON.stringify(result)}`);
+      counts[result.variation]!++;
+    }
+    return counts.map((c) => c / n);
+  };
+
+  it.each([
+    [[10000, 90000]],
+    [[33000, 33000, 34000]],
+  ])('%j lands within ±1 percentage point over 100,000 users', (weights) => {
+    const shares = distribution(weights);
+    weights.forEach((w, i) => expect(Math.abs(shares[i]! - w / 100000)).toBeLessThanOrEqual(0.01));
+  });
+
+  it('serves the same variation to the same user every time', () => {
+    const flag = makeFlag([], { fallthrough: { rollout: [{ variation: 0, weight: 50000 }, { variation: 1, weight: 50000 }] } });
+    for (let i = 0; i < 200; i++) {
+      const first = evaluateFlag(flag, {}, `user-${i}`);
+      expect(evaluateFlag(flag, { attributes: { unrelated: i } }, `user-${i}`)).toEqual(first);
+    }
+  });
+
+  it('matches the published worked example: new-checkout / user-42 is bucket 4125', () => {
+    const flag = makeFlag([], {
+      salt: 'new-checkout',
+      fallthrough: { rollout: [{ variation: 0, weight: 4125 }, { variation: 1, weight: 95875 }] },
+    });
+    expect(evaluateFlag(flag, {}, 'user-42')).toMatchObject({ variation: 1 }); // 4125 is not < 4125
+    const wider = { ...flag, fallthrough: { rollout: [{ variation: 0, weight: 4126 }, { variation: 1, weight: 95874 }] } };
+    expect(evaluateFlag(wider, {}, 'user-42')).toMatchObject({ variation: 0 });
+  });
+
+  it('without a bucketing key serves the first slice of non-zero weight', () => {
+    const flag = makeFlag([], {
+      fallthrough: { rollout: [{ variation: 2, weight: 0 }, { variation: 1, weight: 1 }, { variation: 0, weight: 99999 }] },
+    });
+    expect(evaluateFlag(flag, {}, undefined)).toEqual({ kind: 'served', reason: 'SPLIT', variation: 1, value: 'rule-a' });
+  });
+});

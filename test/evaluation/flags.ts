@@ -1,0 +1,27 @@
+import type { Condition, Flag, Rule, Serve } from '../../src/snapshot-types';
+
+/** A flag that is on, serves variation 0 ("fallthrough") by default, and has `rules`. */
+export function makeFlag(rules: Rule[] = [], overrides: Partial<Flag> = {}): Flag {
+  return {
+    on: true,
+    variations: ['fallthrough', 'rule-a', 'rule-b', 'off'],
+    offVariation: 3,
+    rules,
+    fallthrough: { variation: 0 },
+    salt: 'test-flag',
+    clientSide: true,
+    ...overrides,
+  };
+}
+
+export const rule = (id: string, conditions: Condition[], serve: Serve = { variation: 1 }): Rule => ({
+  id,
+  conditions,
+  serve,
+});
+
+/** A flag whose single rule `r` serves variation 1 when `condition` holds. */
+export const flagWith = (condition: Condition): Flag => makeFlag([rule('r', [condition])]);
+
+/** A deliberately malformed value, for flags typed `Flag` that are not. */
+export const bad = <T>(value: unknown): T => value as T;
