@@ -1,25 +1,35 @@
 import { defineConfig } from 'tsup';
 
-// One entry per public subpath (STYLE.md): an app pays only for what it imports.
+// One entry per public subpath (STYLE.md): an app pays only for what it imports. Browser
+// entries share chunks, so `instanceof FlagplaneError` holds across subpaths.
 export default defineConfig([
   {
     entry: {
       index: 'src/index.ts',
+      stream: 'src/stream/index.ts',
+      'adapters/websocket': 'adapters/websocket.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
     target: 'es2020',
     platform: 'neutral',
     sourcemap: true,
+    splitting: true,
     treeshake: true,
   },
   {
     entry: {
+      'adapters/ws': 'adapters/ws.ts',
       'reference-server/index': 'reference-server/index.ts',
       'reference-server/cli': 'reference-server/cli.ts',
     },
     format: ['esm', 'cjs'],
-    dts: { entry: { 'reference-server/index': 'reference-server/index.ts' } },
+    dts: {
+      entry: {
+        'adapters/ws': 'adapters/ws.ts',
+          'reference-server/index': 'reference-server/index.ts',
+      },
+    },
     target: 'node20',
     platform: 'node',
     sourcemap: true,

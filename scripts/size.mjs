@@ -13,9 +13,18 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const scenarios = [
   {
     name: 'core with the evaluator: createClient + get',
-    budget: 7300,
+    budget: 7800,
     entry: `import { createClient } from './src/index.ts';
 const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com' });
+console.log(client.get('flag', false));`,
+  },
+  {
+    name: 'with the stream: + streamUrl, webSocketTransport',
+    budget: 9000,
+    entry: `import { createClient } from './src/index.ts';
+import { webSocketTransport } from './adapters/websocket.ts';
+const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com',
+  streamUrl: 'https://flags.example.com', streamTransport: webSocketTransport });
 console.log(client.get('flag', false));`,
   },
 ];

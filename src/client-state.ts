@@ -35,6 +35,10 @@ export interface MachineState {
   /** Consecutive failed fetches; drives the backoff. */
   readonly failures: number;
   readonly fetch: 'idle' | 'in-flight';
+  /** A version the stream announced that the client does not hold yet (`minVersion`). */
+  readonly wanted: number | null;
+  /** Fetches made since `wanted` was set whose answer was still older. */
+  readonly catchUps: number;
 }
 
 /** Bootstrap and cached snapshots arrive as `snapshot-received` events after this. */
@@ -45,5 +49,7 @@ export function initialState(): MachineState {
     etag: null,
     failures: 0,
     fetch: 'idle',
+    wanted: null,
+    catchUps: 0,
   };
 }

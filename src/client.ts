@@ -16,9 +16,14 @@ import type { JsonValue } from './snapshot-types';
 import { buildOverrides, changedOverrides, type Overrides } from './overrides';
 import { ReadTracker } from './read-tracker';
 import { Subscribable } from './subscribable';
-import { transition, type Effect, type MachineEvent } from './transition';
+import type { StreamConnection } from './stream/stream-connection';
+import { transition, type Effect, type MachineEvent, type TimerName } from './transition';
 
-type TimerName = 'poll' | 'ready';
+const TIMER_EVENTS: Record<TimerName, MachineEvent> = {
+  poll: { type: 'poll-due' },
+  ready: { type: 'ready-timeout' },
+  'catch-up': { type: 'catch-up-due' },
+};
 
 /**
  * Creates a feature-flag client and starts fetching. Throws a `ConfigError` for invalid
@@ -44,7 +49,8 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   let allValues: Record<string, JsonValue> | null = null;
   let snapshotController: AbortController | null = null;
   let fetchWaiters: Array<() => void> = [];
-  const timers: Record<TimerName, unknown> = { poll: undefined, ready: undefined };
+  const timers: Record<TimerName, unknown> = { poll: undefined, ready: undefined, 'catch-up': undefined };
+  let stream: StreamConnection | null = null;
   let resolveReady!: (result: ReadyResult) => void;
   const readyPromise = new Promise<ReadyResult>((resolve) => (resolveReady = resolve));
 
@@ -68,7 +74,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     if (delay === null) return;
     timers[name] = scheduler.setTimeout(() => {
       timers[name] = undefined;
-      dispatch({ type: name === 'poll' ? 'poll-due' : 'ready-timeout' });
+      dispatch(TIMER_EVENTS[name]);
     }, delay);
   };
   const settleFetchWaiters = () => {
@@ -77,11 +83,12 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     for (const resolve of waiters) resolve();
   };
 
-  function startFetch(): void {
+  function startFetch(minVersion: number | null): void {
     snapshotController?.abort();
     const controller = new AbortController();
     snapshotController = controller;
-    void http.send(snapshotRequest(config.baseUrl, config.sdkKey, state.etag), SNAPSHOT_ROUTE, controller).then((outcome) => {
+    const request = snapshotRequest(config.baseUrl, config.sdkKey, state.etag, minVersion ?? undefined);
+    void http.send(request, SNAPSHOT_ROUTE, controller).then((outcome) => {
       if (snapshotController !== controller) return;
       snapshotController = null;
       const event = snapshotOutcomeToEvent(outcome, scheduler.now(), scheduler.random());
@@ -93,7 +100,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   function run(effect: Effect): void {
     switch (effect.type) {
       case 'fetch':
-        return startFetch();
+        return startFetch(effect.minVersion);
       case 'timer':
         return setTimer(effect.timer, effect.delay);
       case 'resolve-ready':
@@ -105,8 +112,9 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
         if (storage) writeCachedSnapshot(storage, storageKey, keyFingerprint, effect, reportError);
         return;
       case 'stop':
-        clearTimer('poll');
-        clearTimer('ready');
+        for (const name of Object.keys(timers) as TimerName[]) clearTimer(name);
+        stream?.close();
+        stream = null;
         snapshotController = null;
         http.abortAll();
         settleFetchWaiters();
@@ -159,6 +167,18 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     });
   }
   dispatch({ type: 'start' });
+  if (config.streamUrl && options.streamTransport) {
+    dispatch({ type: 'stream-state', connection: 'connecting' });
+    stream = options.streamTransport.connect({
+      streamUrl: config.streamUrl,
+      sdkKey: config.sdkKey,
+      scheduler,
+      lastKnownVersion: () => state.snapshot?.version ?? null,
+      onNotify: (kind, version) => dispatch({ type: 'stream-notify', kind, version }),
+      onConnectionChange: (connection) => dispatch({ type: 'stream-state', connection }),
+      onError: reportError,
+    });
+  }
 
   const client: FlagsClient<FlagDefaults> = {
     ready: () => readyPromise,

@@ -11,6 +11,7 @@ export {
   SchemaError,
   StorageError,
 } from './errors';
+export { StreamError } from './stream/stream-error';
 export { SUPPORTED_SCHEMA_VERSION } from './snapshot-types';
 
 export type { FlagsClient, ChangeEvent } from './client-types';
@@ -19,6 +20,7 @@ export type { ClientStatus, Readiness, ConnectionState, SnapshotSource, ReadyRes
 export type { FlagplaneErrorCode } from './errors';
 export type { HttpTransport, HttpRequest, HttpResult } from './http-types';
 export type { StorageAdapter } from './storage-types';
+export type { StreamTransport } from './stream/stream-transport';
 export type { Scheduler } from './scheduler';
 export type { BackoffOptions } from './backoff';
 export type {

@@ -2,6 +2,7 @@ import type { EvaluationContext } from './evaluation-types';
 import { ConfigError, type FlagplaneError } from './errors';
 import type { HttpTransport } from './http-types';
 import type { Scheduler } from './scheduler';
+import type { StreamTransport } from './stream/stream-transport';
 import type { FlagSnapshot, JsonValue } from './snapshot-types';
 import type { StorageAdapter } from './storage-types';
 
@@ -40,8 +41,16 @@ export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   flushAt?: number;
   /** Event flush interval in ms; `0` disables the timer. @default 5000 */
   flushInterval?: number;
-  /** WebSocket gateway origin; omit for polling only. */
+  /**
+   * WebSocket gateway origin (`ws(s):` or `http(s):`); omit for polling only. Needs
+   * `streamTransport`.
+   */
   streamUrl?: string;
+  /**
+   * The socket adapter of the stream: `webSocketTransport` from `flagplane/adapters/websocket`
+   * (browsers, React Native, Node 22+) or `wsTransport` from `flagplane/adapters/ws` (Node 20).
+   */
+  streamTransport?: StreamTransport;
   /** After `identify()`, fetch the trait overlay and merge it under session traits. @default true */
   remoteTraits?: boolean;
   /** Stable anonymous id, the bucketing key while no `userId` is set. */
@@ -64,6 +73,7 @@ export interface ResolvedOptions {
   readyTimeout: number;
   requestTimeout: number;
   storageKey: string | undefined;
+  streamUrl: string | undefined;
 }
 
 function duration(name: string, value: number | undefined, fallback: number): number {
@@ -84,7 +94,15 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
   if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/.test(baseUrl)) {
     throw new ConfigError(`baseUrl must be an http(s) origin, got ${JSON.stringify(baseUrl)}`);
   }
+  const { streamUrl } = options;
+  if (streamUrl !== undefined && (typeof streamUrl !== 'string' || !/^(ws|wss|http|https):\/\/[^/]/.test(streamUrl))) {
+    throw new ConfigError(`streamUrl must be a ws(s) or http(s) origin, got ${JSON.stringify(streamUrl)}`);
+  }
+  if (streamUrl && !options.streamTransport) {
+    throw new ConfigError("streamUrl needs streamTransport, e.g. webSocketTransport from 'flagplane/adapters/websocket'");
+  }
   return {
+    streamUrl,
     sdkKey,
     baseUrl: baseUrl.replace(/\/+$/, ''),
     pollInterval: duration('pollInterval', options.pollInterval, 30_000),

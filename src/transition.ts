@@ -1,5 +1,5 @@
 import { nextDelay } from './backoff';
-import type { ClientStatus, MachineState, ReadyResult, SnapshotSource } from './client-state';
+import type { ClientStatus, ConnectionState, MachineState, ReadyResult, SnapshotSource } from './client-state';
 import type { FlagplaneError } from './errors';
 import type { FlagSnapshot } from './snapshot-types';
 
@@ -10,19 +10,25 @@ export type MachineEvent =
   | { type: 'not-modified' }
   | { type: 'fetch-failed'; error: FlagplaneError; retryAfterMs: number | null; random: number }
   | { type: 'poll-due' }
+  | { type: 'catch-up-due' }
   | { type: 'refresh' }
+  | { type: 'stream-notify'; kind: 'updated' | 'resync'; version: number }
+  | { type: 'stream-state'; connection: Exclude<ConnectionState, 'polling'> }
   | { type: 'ready-timeout' }
   | { type: 'close' };
 
 /** What the shell must do after a transition. */
 export type Effect =
-  | { type: 'fetch' }
+  /** Fetches the snapshot, aborting a fetch in flight; `minVersion` while catching up. */
+  | { type: 'fetch'; minVersion: number | null }
   /** Arms the named timer (replacing it), or clears it when `delay` is `null`. */
-  | { type: 'timer'; timer: 'poll' | 'ready'; delay: number | null }
+  | { type: 'timer'; timer: TimerName; delay: number | null }
   | { type: 'resolve-ready'; result: ReadyResult }
   | { type: 'report'; error: FlagplaneError }
   | { type: 'persist'; snapshot: FlagSnapshot; etag: string | null }
   | { type: 'stop' };
+
+export type TimerName = 'poll' | 'ready' | 'catch-up';
 
 export interface MachineConfig {
   /** 0 = fetch once (failures are still retried until one succeeds). */
@@ -40,6 +46,8 @@ export const RETRY_BASE_MS = 1000;
 /** Cap of the retry delay when polling is off. */
 export const RETRY_MAX_MS = 60_000;
 export const RETRY_JITTER = 0.2;
+/** Delays before refetching when an answer is older than the announced version (protocol.md §8). */
+export const CATCH_UP_DELAYS_MS = [250, 500, 1000];
 
 const same = (state: MachineState): Transition => ({ state, effects: [] });
 
@@ -83,8 +91,31 @@ function fail(state: MachineState, event: Extract<MachineEvent, { type: 'fetch-f
   const max = config.pollInterval > 0 ? Math.min(config.pollInterval, RETRY_MAX_MS) : RETRY_MAX_MS;
   const backoff = nextDelay(failures, { base: RETRY_BASE_MS, max, jitter: RETRY_JITTER, random: event.random });
   const delay = Math.max(backoff, event.retryAfterMs ?? 0);
-  const next = withStatus({ ...state, failures, fetch: 'idle' }, { error: event.error });
+  // A failure ends catching up; the retry is a plain poll.
+  const next = withStatus({ ...state, failures, fetch: 'idle', wanted: null, catchUps: 0 }, { error: event.error });
   return { state: next, effects: [{ type: 'report', error: event.error }, { type: 'timer', timer: 'poll', delay }] };
+}
+
+const fetchEffect = (state: MachineState): Effect => ({ type: 'fetch', minVersion: state.wanted });
+
+function notified(state: MachineState, event: Extract<MachineEvent, { type: 'stream-notify' }>): Transition {
+  const held = state.snapshot?.version ?? -1;
+  if (event.kind === 'updated' && held >= event.version) return same(state);
+  const wanted = Math.max(state.wanted ?? event.version, event.version);
+  // Coalescing: while a fetch is in flight, a burst of notifications only raises the target.
+  if (state.fetch === 'in-flight') return { state: { ...state, wanted }, effects: [] };
+  const next: MachineState = { ...state, wanted, catchUps: 0, fetch: 'in-flight' };
+  return { state: next, effects: [{ type: 'timer', timer: 'catch-up', delay: null }, fetchEffect(next)] };
+}
+
+/** After a successful answer: done when it reached `wanted`, else retry a few times, then give up. */
+function catchUp({ state, effects }: Transition): Transition {
+  if (state.wanted === null) return { state, effects };
+  if ((state.snapshot?.version ?? -1) >= state.wanted || state.catchUps >= CATCH_UP_DELAYS_MS.length) {
+    return { state: { ...state, wanted: null, catchUps: 0 }, effects };
+  }
+  const delay = CATCH_UP_DELAYS_MS[state.catchUps]!;
+  return { state: { ...state, catchUps: state.catchUps + 1 }, effects: [...effects, { type: 'timer', timer: 'catch-up', delay }] };
 }
 
 /**
@@ -95,24 +126,30 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
   if (state.status.connection === 'stopped') return same(state);
   switch (event.type) {
     case 'start': {
-      const effects: Effect[] = [{ type: 'fetch' }];
+      const effects: Effect[] = [fetchEffect(state)];
       if (state.status.status === 'initializing') effects.push({ type: 'timer', timer: 'ready', delay: config.readyTimeout });
       return { state: { ...state, fetch: 'in-flight' }, effects };
     }
     case 'snapshot-received':
-      return receive(state, event, config);
+      return event.source === 'network' ? catchUp(receive(state, event, config)) : receive(state, event, config);
     case 'not-modified': {
       const settled = withStatus({ ...state, failures: 0, fetch: 'idle' }, { error: null });
       const ready = state.snapshot ? becomeReady(settled, 'network') : { state: settled, effects: [] };
-      return { state: ready.state, effects: [...ready.effects, ...afterSuccess(settled, config)] };
+      return catchUp({ state: ready.state, effects: [...ready.effects, ...afterSuccess(settled, config)] });
     }
     case 'fetch-failed':
       return fail(state, event, config);
     case 'poll-due':
+    case 'catch-up-due':
       if (state.fetch === 'in-flight') return same(state);
-      return { state: { ...state, fetch: 'in-flight' }, effects: [{ type: 'fetch' }] };
+      return { state: { ...state, fetch: 'in-flight' }, effects: [fetchEffect(state)] };
     case 'refresh':
-      return { state: { ...state, fetch: 'in-flight' }, effects: [{ type: 'timer', timer: 'poll', delay: null }, { type: 'fetch' }] };
+      return { state: { ...state, fetch: 'in-flight' }, effects: [{ type: 'timer', timer: 'poll', delay: null }, fetchEffect(state)] };
+    case 'stream-notify':
+      return notified(state, event);
+    case 'stream-state':
+      // A stream that stopped for good (bad or revoked key) leaves polling on (protocol.md §6.4).
+      return { state: withStatus(state, { connection: event.connection === 'stopped' ? 'polling' : event.connection }), effects: [] };
     case 'ready-timeout':
       if (state.status.status !== 'initializing') return same(state);
       return {

@@ -31,7 +31,7 @@ const failed = (random = 0): MachineEvent => ({ type: 'fetch-failed', error: new
 describe('transition: the fetch machine as a table', () => {
   it('start fetches and arms the ready timeout', () => {
     const { state, last } = run([{ type: 'start' }]);
-    expect(last).toEqual([{ type: 'fetch' }, { type: 'timer', timer: 'ready', delay: 5000 }]);
+    expect(last).toEqual([{ type: 'fetch', minVersion: null }, { type: 'timer', timer: 'ready', delay: 5000 }]);
     expect(state.fetch).toBe('in-flight');
     expect(state.status.status).toBe('initializing');
   });
@@ -39,7 +39,7 @@ describe('transition: the fetch machine as a table', () => {
   it('a bootstrap snapshot makes the client ready before start, which then does not arm the timeout', () => {
     const { state, effects } = run([{ type: 'snapshot-received', snapshot: v5, etag: null, source: 'bootstrap' }, { type: 'start' }]);
     expect(effects[0]).toContainEqual({ type: 'resolve-ready', result: { status: 'ready', source: 'bootstrap' } });
-    expect(effects[1]).toEqual([{ type: 'fetch' }]);
+    expect(effects[1]).toEqual([{ type: 'fetch', minVersion: null }]);
     expect(state.status).toMatchObject({ status: 'ready', source: 'bootstrap', version: 5 });
   });
 
@@ -130,7 +130,7 @@ describe('transition: the fetch machine as a table', () => {
   it('a poll due while a fetch is in flight does nothing; refresh restarts the fetch', () => {
     const started = run([{ type: 'start' }]).state;
     expect(transition(started, { type: 'poll-due' }, config)).toEqual({ state: started, effects: [] });
-    expect(transition(started, { type: 'refresh' }, config).effects).toEqual([{ type: 'timer', timer: 'poll', delay: null }, { type: 'fetch' }]);
+    expect(transition(started, { type: 'refresh' }, config).effects).toEqual([{ type: 'timer', timer: 'poll', delay: null }, { type: 'fetch', minVersion: null }]);
   });
 
   it('close stops everything, resolves a pending ready, and then ignores every event', () => {
@@ -140,5 +140,56 @@ describe('transition: the fetch machine as a table', () => {
     for (const event of [net(), failed(), { type: 'poll-due' }, { type: 'refresh' }] as MachineEvent[]) {
       expect(transition(state, event, config)).toEqual({ state, effects: [] });
     }
+  });
+
+  it('stream updated: fetches with minVersion, unless the version is already held', () => {
+    const held = run([{ type: 'start' }, net(v5)]).state;
+    expect(transition(held, { type: 'stream-notify', kind: 'updated', version: 5 }, config)).toEqual({ state: held, effects: [] });
+    const next = transition(held, { type: 'stream-notify', kind: 'updated', version: 7 }, config);
+    expect(next.effects).toEqual([{ type: 'timer', timer: 'catch-up', delay: null }, { type: 'fetch', minVersion: 7 }]);
+    expect(next.state).toMatchObject({ wanted: 7, fetch: 'in-flight' });
+  });
+
+  it('stream resync refetches even at the held version', () => {
+    const held = run([{ type: 'start' }, net(v5)]).state;
+    expect(transition(held, { type: 'stream-notify', kind: 'resync', version: 5 }, config).effects).toContainEqual({ type: 'fetch', minVersion: 5 });
+  });
+
+  it('coalesces a burst: notifications during a fetch only raise the target', () => {
+    const events: MachineEvent[] = [{ type: 'start' }, net(v3)];
+    for (let version = 4; version <= 13; version++) events.push({ type: 'stream-notify', kind: 'updated', version });
+    const { state, effects } = run(events);
+    const fetches = effects.flat().filter((effect) => effect.type === 'fetch');
+    expect(fetches).toEqual([{ type: 'fetch', minVersion: null }, { type: 'fetch', minVersion: 4 }]);
+    expect(state.wanted).toBe(13);
+  });
+
+  it('an answer older than minVersion is retried after 250, 500 and 1000 ms, then given up', () => {
+    const events: MachineEvent[] = [{ type: 'start' }, net(v3), { type: 'stream-notify', kind: 'updated', version: 7 }];
+    const delays: Array<number | null> = [];
+    let state = run(events).state;
+    for (let i = 0; i < 4; i++) {
+      const answered = transition(state, net(v5), config);
+      const timer = answered.effects.find((effect) => effect.type === 'timer' && effect.timer === 'catch-up');
+      delays.push(timer && timer.type === 'timer' ? timer.delay : null);
+      state = answered.state;
+      if (timer) state = transition(state, { type: 'catch-up-due' }, config).state;
+    }
+    expect(delays).toEqual([250, 500, 1000, null]);
+    expect(state.wanted).toBeNull();
+  });
+
+  it('catching up ends when the wanted version arrives', () => {
+    const { state, last } = run([{ type: 'start' }, net(v3), { type: 'stream-notify', kind: 'updated', version: 7 }, net(v7)]);
+    expect(state).toMatchObject({ wanted: null, catchUps: 0 });
+    expect(last.some((effect) => effect.type === 'timer' && effect.timer === 'catch-up')).toBe(false);
+  });
+
+  it('stream state is the connection; a stream stopped for good leaves polling', () => {
+    const connecting = run([{ type: 'start' }, net(v5), { type: 'stream-state', connection: 'streaming' }]).state;
+    expect(connecting.status.connection).toBe('streaming');
+    const stopped = transition(connecting, { type: 'stream-state', connection: 'stopped' }, config).state;
+    expect(stopped.status.connection).toBe('polling');
+    expect(transition(stopped, { type: 'poll-due' }, config).effects).toEqual([{ type: 'fetch', minVersion: null }]);
   });
 });

@@ -1,0 +1,71 @@
+import { afterEach } from 'vitest';
+import { startReferenceServer } from '../../reference-server/index';
+import type { ReferenceServer, ReferenceServerOptions } from '../../reference-server/index';
+import type { SocketOpener } from '../../src/stream/socket-types';
+import type { StreamConnection } from '../../src/stream/stream-connection';
+
+/** Keys of reference-server/demo.json. */
+export const DEMO = {
+  prodClientKey: 'svc_sdk_client_demo_prod_0001',
+  stagingServerKey: 'svc_sdk_server_demo_stg_0001',
+} as const;
+
+/**
+ * Starts reference servers and tracks stream connections for one test file; after each
+ * test every connection is closed and every server released, even when a test failed.
+ */
+export function useReferenceServers() {
+  const servers: ReferenceServer[] = [];
+  const connections: StreamConnection[] = [];
+  afterEach(async () => {
+    for (const connection of connections.splice(0)) connection.close();
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return {
+    async start(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+      const server = await startReferenceServer(options);
+      servers.push(server);
+      return server;
+    },
+    track<T extends { connection: StreamConnection }>(stream: T): T {
+      connections.push(stream.connection);
+      return stream;
+    },
+  };
+}
+
+/** Wraps a transport to count the sockets it opens and record the frames both ways. */
+export function spyTransport(inner: SocketOpener) {
+  const spy = { opened: 0, received: [] as Array<Record<string, unknown>>, sent: [] as Array<Record<string, unknown>> };
+  const transport: SocketOpener = (url, options, handlers) => {
+    spy.opened++;
+    const socket = inner(url, options, {
+      ...handlers,
+      onMessage: (data) => {
+        spy.received.push(JSON.parse(data) as Record<string, unknown>);
+        handlers.onMessage(data);
+      },
+    });
+    return {
+      send: (data) => {
+        spy.sent.push(JSON.parse(data) as Record<string, unknown>);
+        socket.send(data);
+      },
+      close: (code, reason) => socket.close(code, reason),
+    };
+  };
+  return { transport, spy };
+}
+
+/** Polls `check` with real timers; fails after `timeoutMs` (generous: the machine is shared). */
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

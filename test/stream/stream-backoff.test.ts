@@ -1,0 +1,122 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { defaultScheduler } from '../../src/scheduler';
+import { initialStreamState, streamTransition } from '../../src/stream/stream-machine';
+import type { StreamEvent, StreamState } from '../../src/stream/stream-machine';
+import { connectedFrame, createFakeTransport, recordStream } from './harness';
+import type { FakeSocket } from './harness';
+
+const connected: StreamEvent = { type: 'message', data: JSON.stringify(connectedFrame()), lastKnownVersion: 1, random: 0 };
+
+/** Drives the machine through `count` failed connections and returns the delays it chose. */
+function failures(state: StreamState, count: number, random: number): { delays: Array<number | null | undefined>; state: StreamState } {
+  const delays: Array<number | null | undefined> = [];
+  for (let i = 0; i < count; i++) {
+    const step = streamTransition(state, { type: 'socket-closed', code: 1006, reason: '', random });
+    delays.push(step.timer);
+    // The reconnect timer fires, a new socket opens (and even opens), then fails again.
+    state = streamTransition(step.state, { type: 'timer-fired', random }).state;
+    state = streamTransition(state, { type: 'socket-open' }).state;
+  }
+  return { delays, state };
+}
+
+describe('reconnect backoff (pure)', () => {
+  const start = streamTransition(initialStreamState, { type: 'connect-requested' }).state;
+
+  it('doubles from 1 s to a cap of 60 s without jitter when random is 0', () => {
+    expect(failures(start, 8, 0).delays).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
+  });
+
+  it('adds random × 20 % of the delay as jitter', () => {
+    expect(failures(start, 8, 0.5).delays).toEqual([1100, 2200, 4400, 8800, 17_600, 35_200, 66_000, 66_000]);
+    expect(failures(start, 1, 0.999).delays).toEqual([1200]);
+  });
+
+  it('resets after connected, not after a socket merely opened', () => {
+    const { state } = failures(start, 3, 0);
+    expect(failures(state, 1, 0).delays).toEqual([8000]);
+    const afterConnected = streamTransition(state, connected).state;
+    expect(afterConnected.attempt).toBe(0);
+    expect(failures(afterConnected, 2, 0).delays).toEqual([1000, 2000]);
+  });
+});
+
+describe('reconnect backoff (through the shell, fake timers)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Milliseconds between consecutive sockets when every socket fails at once. */
+  async function gaps(random: number, count: number): Promise<number[]> {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport, scheduler: { ...defaultScheduler, random: () => random } });
+    const opened: number[] = [Date.now()];
+    for (let i = 0; i < count; i++) {
+      fake.last.serverClose(1006);
+      const before = fake.sockets.length;
+      let waited = 0;
+      while (fake.sockets.length === before) {
+        await vi.advanceTimersByTimeAsync(100);
+        waited += 100;
+        if (waited > 120_000) throw new Error('no reconnect');
+      }
+      opened.push(Date.now());
+    }
+    stream.connection.close();
+    return opened.slice(1).map((at, i) => at - (opened[i] as number));
+  }
+
+  it('opens the next socket exactly after each delay', async () => {
+    expect(await gaps(0, 8)).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
+  });
+
+  it('takes the jitter from scheduler.random', async () => {
+    expect(await gaps(0.5, 3)).toEqual([1100, 2200, 4400]);
+  });
+
+  it.each([
+    ['a close', (socket: FakeSocket) => socket.serverClose(1006)],
+    ['a transport error', (socket: FakeSocket) => socket.fail()],
+    ['a frame that is not JSON', (socket: FakeSocket) => socket.receive('{')],
+  ])('after %s the reconnect takes its jitter from scheduler.random', async (_name, failure) => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport, scheduler: { ...defaultScheduler, random: () => 0.5 } });
+    failure(fake.last);
+    await vi.advanceTimersByTimeAsync(1099);
+    expect(fake.sockets).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fake.sockets).toHaveLength(2);
+    stream.connection.close();
+  });
+
+  it('does not open early', async () => {
+    const fake = createFakeTransport();
+    recordStream({ transport: fake.transport }).connection;
+    fake.last.serverClose(1001);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(fake.sockets).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fake.sockets).toHaveLength(2);
+  });
+
+  it('starts again at 1 s after a connected', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.serverClose(1006);
+    await vi.advanceTimersByTimeAsync(1000);
+    fake.last.serverClose(1006);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(fake.sockets).toHaveLength(3);
+    fake.last.open();
+    fake.last.receive(connectedFrame());
+    fake.last.serverClose(1001);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(fake.sockets).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fake.sockets).toHaveLength(4);
+    stream.connection.close();
+  });
+});

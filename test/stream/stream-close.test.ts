@@ -1,0 +1,162 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FakeSocket, Recorded } from './harness';
+import { connectedFrame, createFakeTransport, recordStream } from './harness';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Plays every server event on a socket the client has let go of. */
+function everythingArrivesLate(socket: FakeSocket): void {
+  socket.open();
+  socket.receive(connectedFrame());
+  socket.receive({ type: 'ping', ts: 9 });
+  socket.receive({ type: 'snapshot.updated', environmentId: 'production', version: 99 });
+  socket.receive('not json');
+  socket.fail();
+  socket.serverClose(4403, 'revoked');
+  socket.serverClose(1001);
+}
+
+/** After close(): nothing pending, nothing new, and a long wait changes nothing. */
+async function expectNothingAfterClose(fake: ReturnType<typeof createFakeTransport>, stream: { log: Recorded[]; versionReads(): number }): Promise<void> {
+  const { log } = stream;
+  expect(vi.getTimerCount()).toBe(0);
+  const reads = stream.versionReads();
+  const logged = log.length;
+  const sockets = fake.sockets.length;
+  const sent = fake.sockets.map((socket) => socket.sent.length);
+  for (const socket of fake.sockets) everythingArrivesLate(socket);
+  await vi.advanceTimersByTimeAsync(10 * 60_000);
+  expect(log).toHaveLength(logged);
+  expect(stream.versionReads()).toBe(reads);
+  expect(fake.sockets).toHaveLength(sockets);
+  expect(fake.sockets.map((socket) => socket.sent.length)).toEqual(sent);
+  expect(vi.getTimerCount()).toBe(0);
+}
+
+describe('close()', () => {
+  it('before the socket opened: closes it with 1000 and nothing runs afterwards', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    stream.connection.close();
+    expect(fake.last.closeCalls).toEqual([{ code: 1000, reason: undefined }]);
+    expect(stream.log).toEqual([{ type: 'connection', connection: 'stopped' }]);
+    await expectNothingAfterClose(fake, stream);
+  });
+
+  it('while opened but before connected', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.open();
+    stream.connection.close();
+    expect(fake.last.closeCalls).toEqual([{ code: 1000, reason: undefined }]);
+    await expectNothingAfterClose(fake, stream);
+  });
+
+  it('while streaming', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.open();
+    fake.last.receive(connectedFrame(1000));
+    stream.connection.close();
+    expect(fake.last.closeCalls).toEqual([{ code: 1000, reason: undefined }]);
+    expect(stream.connections()).toEqual(['streaming', 'stopped']);
+    await expectNothingAfterClose(fake, stream);
+  });
+
+  it('during a pending reconnect: the reconnect never happens', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.open();
+    fake.last.receive(connectedFrame());
+    fake.last.serverClose(1001);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(vi.getTimerCount()).toBe(1);
+    stream.connection.close();
+    expect(stream.connections()).toEqual(['streaming', 'reconnecting', 'stopped']);
+    await expectNothingAfterClose(fake, stream);
+    expect(fake.sockets).toHaveLength(1);
+  });
+
+  it('twice: the second call does nothing', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    stream.connection.close();
+    stream.connection.close();
+    expect(fake.last.closeCalls).toHaveLength(1);
+    expect(stream.connections()).toEqual(['stopped']);
+    await expectNothingAfterClose(fake, stream);
+  });
+
+  it('after a 4401 stop: nothing is left to close', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.serverClose(4401, 'unknown SDK key');
+    stream.connection.close();
+    expect(stream.connections()).toEqual(['stopped']);
+    await expectNothingAfterClose(fake, stream);
+  });
+
+  it('called from inside onNotify: the rest of that step is dropped and nothing runs afterwards', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({
+      transport: fake.transport,
+      onCallback: (entry) => {
+        if (entry.type === 'notify') stream.connection.close();
+      },
+    });
+    fake.last.open();
+    fake.last.receive(connectedFrame());
+    fake.last.receive({ type: 'snapshot.updated', environmentId: 'production', version: 8 });
+    expect(stream.log.map((entry) => entry.type === 'connection' ? entry.connection : entry.type)).toEqual(['streaming', 'notify', 'stopped']);
+    await expectNothingAfterClose(fake, stream);
+  });
+
+  it('called from inside onError during a reconnect: stopped is the last change reported', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({
+      transport: fake.transport,
+      onCallback: (entry) => {
+        if (entry.type === 'error') stream.connection.close();
+      },
+    });
+    fake.last.open();
+    fake.last.receive(connectedFrame());
+    fake.last.serverClose(4400, 'bad subscribe');
+    expect(stream.log.map((entry) => entry.type === 'connection' ? entry.connection : entry.type)).toEqual(['streaming', 'error', 'stopped']);
+    await expectNothingAfterClose(fake, stream);
+  });
+
+  it('called from inside onConnectionChange', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({
+      transport: fake.transport,
+      onCallback: (entry) => {
+        if (entry.type === 'connection' && entry.connection === 'reconnecting') stream.connection.close();
+      },
+    });
+    fake.last.serverClose(1006);
+    expect(stream.connections()).toEqual(['reconnecting', 'stopped']);
+    await expectNothingAfterClose(fake, stream);
+  });
+});
+
+describe('a socket the client let go of', () => {
+  it('is ignored after a reconnect replaced it', async () => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    const first = fake.last;
+    first.receive('garbage');
+    await vi.advanceTimersByTimeAsync(1000);
+    const logged = stream.log.length;
+    everythingArrivesLate(first);
+    expect(stream.log).toHaveLength(logged);
+    expect(first.sent).toEqual([]);
+    expect(fake.sockets).toHaveLength(2);
+    stream.connection.close();
+  });
+});
