@@ -44,10 +44,22 @@ export interface FlagsClient<D extends FlagDefaults = FlagDefaults> {
   getAll(): Readonly<Record<string, JsonValue>>;
   /** Readiness, connection, source, version and last error. A stable object until one changes. */
   getStatus(): ClientStatus;
+  /**
+   * Sets the context's `userId` and, when given, the session traits (its `attributes`),
+   * queues an `identify` event and notifies the flags whose value changed. With
+   * `remoteTraits`, then fetches the user's trait overlay and merges it under the session
+   * traits; the promise resolves when that is done (or failed, through `onError`).
+   */
+  identify(userId: string, traits?: Record<string, JsonValue>): Promise<void>;
+  /** Sends every buffered diagnostic event; resolves when the batch is sent or put back. */
+  flush(): Promise<void>;
   /** Calls `listener` on every change; returns the function that unsubscribes it. */
   subscribe(listener: (event: ChangeEvent) => void): () => void;
   /** Fetches the snapshot now; resolves when that fetch has finished, whatever its outcome. */
   refresh(): Promise<void>;
-  /** Stops every timer, request and socket. Reads keep answering from the last snapshot. */
+  /**
+   * Stops every timer, request and socket, after one last flush of the event buffer (the
+   * promise resolves when it is done). Reads keep answering from the last snapshot.
+   */
   close(): Promise<void>;
 }

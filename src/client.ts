@@ -1,8 +1,12 @@
 import type { ChangeEvent, FlagsClient } from './client-types';
 import { initialState, type MachineState, type ReadyResult } from './client-state';
-import { FlagplaneError } from './errors';
+import { ConfigError, FlagplaneError } from './errors';
 import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
-import { EventBuffer } from './event-buffer';
+import { createEventSender, EVENTS_ROUTE } from './event-sender';
+import { generateId, loadAnonymousId } from './anonymous-id';
+import { browserStorage } from './default-storage';
+import { IDENTITY_ROUTE, mergeTraits, overlayFrom, type Traits } from './identity';
+import { onPageHide } from './platform/visibility';
 import { fetchTransport } from './fetch-transport';
 import { fingerprint } from './fingerprint';
 import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
@@ -11,7 +15,7 @@ import { resolveOptions, type ClientOptions, type FlagDefaults } from './options
 import { defaultScheduler } from './scheduler';
 import { readCachedSnapshot, writeCachedSnapshot } from './snapshot-cache';
 import { checkSnapshot } from './snapshot-parse';
-import { SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
+import { authHeaders, SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
 import type { JsonValue } from './snapshot-types';
 import { buildOverrides, changedOverrides, type Overrides } from './overrides';
 import { ReadTracker } from './read-tracker';
@@ -37,10 +41,23 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);
   let context: EvaluationContext = options.context ?? {};
   let overrides: Overrides = new Map();
-  const buffer = options.events === false ? null : new EventBuffer();
-  const tracker = buffer && new ReadTracker((event) => buffer.push(event));
-  const bucketingKey = () => context.userId ?? options.anonymousId;
-  const storage = options.cache;
+  let sessionTraits: Traits = (context.attributes ?? {}) as Traits;
+  let identityController: AbortController | null = null;
+  const events =
+    options.events === false
+      ? null
+      : createEventSender({
+          ...config,
+          // Its own HTTP client: close() aborts polling but still sends the last flush.
+          http: createHttpClient(options.transport ?? fetchTransport, scheduler, config.requestTimeout),
+          scheduler,
+          report: (error) => reportError(error),
+          newWindow: () => tracker?.newWindow(),
+        });
+  const tracker = events && new ReadTracker((event) => events.push(event));
+  const storage = options.cache ?? (options.persist === false ? undefined : browserStorage());
+  let anonymousId = options.anonymousId ?? generateId(scheduler.random);
+  const bucketingKey = () => context.userId ?? anonymousId;
   const keyFingerprint = fingerprint(config.sdkKey);
   const storageKey = config.storageKey ?? `flagplane:snapshot:${keyFingerprint}`;
 
@@ -55,6 +72,10 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const readyPromise = new Promise<ReadyResult>((resolve) => (resolveReady = resolve));
 
   const reportError = (error: FlagplaneError) => {
+    // Errors of the events route stay out of the buffer: they would feed themselves.
+    if (error.code !== 'events' && !error.message.includes(EVENTS_ROUTE)) {
+      events?.push({ type: 'error', message: error.message.split(config.sdkKey).join('[sdk key]').slice(0, 2048) });
+    }
     try {
       options.onError?.(error);
     } catch {
@@ -126,7 +147,11 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     const previous = state;
     const next = transition(previous, event, config);
     state = next.state;
-    const changed = state.snapshot !== previous.snapshot ? reevaluate() : new Set<string>();
+    const { snapshot } = state;
+    if (snapshot && previous.snapshot && snapshot !== previous.snapshot && snapshot.version !== previous.snapshot.version + 1) {
+      events?.push({ type: 'version_skew', previousVersion: previous.snapshot.version, currentVersion: snapshot.version });
+    }
+    const changed = snapshot !== previous.snapshot ? reevaluate() : new Set<string>();
     if (changed.size > 0 || state.status !== previous.status) listeners.emit({ changed, status: state.status });
     for (const effect of next.effects) run(effect);
   }
@@ -147,13 +172,38 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     const value = fallback === undefined ? defaults[key] : fallback;
     try {
       const result = overrides.get(key) ?? resolveRead(key, flags.get(key), state.snapshot, value);
-      tracker?.track(result as EvaluationDetails, context.userId ?? options.anonymousId);
+      tracker?.track(result as EvaluationDetails, bucketingKey());
       return result;
     } catch {
       return { key, value, reason: 'ERROR', variation: null, version: null, errorCode: 'GENERAL' };
     }
   }
   const read = (key: string, fallback: JsonValue | undefined) => details(key, fallback).value;
+
+  if (!options.anonymousId) {
+    loadAnonymousId(storage, options.anonymousStorageKey ?? 'svc:anonymousId', anonymousId, (stored) => {
+      anonymousId = stored;
+      if (!context.userId) notify(reevaluate());
+    }, reportError);
+  }
+  const stopPageHide = events ? onPageHide(() => void events.flush(true)) : () => undefined;
+
+  function fetchOverlay(userId: string): Promise<void> {
+    identityController?.abort();
+    const controller = new AbortController();
+    identityController = controller;
+    const url = `${config.baseUrl}/sdk/v1/identity?userId=${encodeURIComponent(userId)}`;
+    return http.send({ method: 'GET', url, headers: authHeaders(config.sdkKey) }, IDENTITY_ROUTE, controller).then((outcome) => {
+      // A slow overlay for a user who has since identified as someone else is discarded.
+      if (identityController !== controller || context.userId !== userId) return;
+      identityController = null;
+      const overlay = overlayFrom(outcome, userId);
+      if (overlay.kind === 'failed') return reportError(overlay.error);
+      if (overlay.kind !== 'ok') return;
+      context = { ...context, attributes: mergeTraits(overlay.traits, sessionTraits) };
+      notify(reevaluate());
+    });
+  }
 
   if (options.bootstrap) {
     const checked = checkSnapshot(options.bootstrap, 'bootstrap');
@@ -198,6 +248,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     getContext: () => context,
     setContext(next) {
       context = next ?? {};
+      sessionTraits = (context.attributes ?? {}) as Traits;
       notify(reevaluate());
     },
     setOverrides(values) {
@@ -206,6 +257,18 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       overrides = next;
       notify(changed);
     },
+    identify(userId, traits) {
+      if (typeof userId !== 'string' || userId.length === 0 || userId.length > 256) {
+        reportError(new ConfigError(`identify needs a userId of 1 to 256 characters, got ${JSON.stringify(userId)}`));
+        return Promise.resolve();
+      }
+      if (traits) sessionTraits = { ...traits };
+      context = { ...context, userId, attributes: sessionTraits };
+      events?.push({ type: 'identify', userId, traits: traits ? sessionTraits : {} });
+      notify(reevaluate());
+      return options.remoteTraits === false || state.status.connection === 'stopped' ? Promise.resolve() : fetchOverlay(userId);
+    },
+    flush: () => (events ? events.flush() : Promise.resolve()),
     subscribe: (listener) => listeners.subscribe(listener),
     refresh() {
       if (state.status.connection === 'stopped') return Promise.resolve();
@@ -215,7 +278,10 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     },
     async close() {
       dispatch({ type: 'close' });
+      identityController?.abort();
+      stopPageHide();
       listeners.clear();
+      await events?.close();
     },
   };
   return client as unknown as FlagsClient<D>;

@@ -1,5 +1,5 @@
 /** Stable error codes; `error.code` is one of these. */
-export type FlagplaneErrorCode = 'config' | 'http' | 'network' | 'timeout' | 'schema' | 'storage' | 'stream' | 'listener';
+export type FlagplaneErrorCode = 'config' | 'http' | 'network' | 'timeout' | 'schema' | 'storage' | 'stream' | 'listener' | 'events';
 
 /** Base class of every error the SDK reports through `onError`. */
 export class FlagplaneError extends Error {

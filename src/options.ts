@@ -74,12 +74,14 @@ export interface ResolvedOptions {
   requestTimeout: number;
   storageKey: string | undefined;
   streamUrl: string | undefined;
+  flushAt: number;
+  flushInterval: number;
 }
 
 function duration(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ConfigError(`${name} must be a finite number of milliseconds >= 0, got ${String(value)}`);
+    throw new ConfigError(`${name} must be a finite number >= 0, got ${String(value)}`);
   }
   return value;
 }
@@ -109,5 +111,7 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
     readyTimeout: duration('readyTimeout', options.readyTimeout, 5_000),
     requestTimeout: duration('requestTimeout', options.requestTimeout, 10_000),
     storageKey: options.storageKey,
+    flushAt: Math.max(1, Math.floor(duration('flushAt', options.flushAt, 50))),
+    flushInterval: duration('flushInterval', options.flushInterval, 5_000),
   };
 }

@@ -1,0 +1,38 @@
+import { StorageError } from './errors';
+import type { StorageAdapter } from './storage-types';
+import { whenSettled } from './sync-or-async';
+
+/** A random UUID v4: `crypto.randomUUID` where there is one, else from `random`. */
+export function generateId(random: () => number): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (crypto?.randomUUID) return crypto.randomUUID();
+  return 'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx'.replace(/[xy]/g, (c) => {
+    const n = Math.floor(random() * 16);
+    return (c === 'x' ? n : (n & 3) | 8).toString(16);
+  });
+}
+
+/**
+ * Reads the persisted anonymous id, or persists a new one. A synchronous storage answers
+ * before `createClient` returns; an async one calls `adopt` when it answers with an id
+ * of its own (the generated one is used until then).
+ */
+export function loadAnonymousId(
+  storage: StorageAdapter | undefined,
+  key: string,
+  generated: string,
+  adopt: (id: string) => void,
+  report: (error: StorageError) => void,
+): void {
+  if (!storage) return;
+  const fail = (action: string) => (cause: unknown) =>
+    report(new StorageError(`${action} "${key}" failed: ${(cause as Error)?.message ?? cause}`, cause));
+  whenSettled(
+    () => storage.get(key),
+    (stored) => {
+      if (typeof stored === 'string' && stored.length > 0 && stored.length <= 256) return adopt(stored);
+      whenSettled(() => storage.set(key, generated), () => undefined, fail('writing'));
+    },
+    fail('reading'),
+  );
+}

@@ -1,0 +1,113 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createMemoryStorage } from '../../src/memory-storage';
+import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
+import type { Reply } from '../helpers/fake-transport';
+import { jsonResponse, response } from '../helpers/fake-transport';
+import { harness } from '../helpers/client-harness';
+import { fakeDataPlane } from '../helpers/events-server';
+import { servingFlag } from '../helpers/snapshots';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const byPlan = (plan: string): Flag => ({
+  ...servingFlag('no'),
+  variations: ['no', 'yes'],
+  fallthrough: { variation: 0 },
+  rules: [{ id: plan, conditions: [{ kind: 'attribute', attribute: 'plan', op: 'in', values: [plan] }], serve: { variation: 1 } }],
+});
+const snapshot: FlagSnapshot = { schemaVersion: 1, version: 1, environmentId: 'production', flags: { pro: byPlan('pro'), team: byPlan('team'), other: servingFlag(1) } };
+
+async function identityClient(options: Record<string, unknown> = {}) {
+  const plane = fakeDataPlane(snapshot);
+  const h = harness(plane.handler, { events: true, flushInterval: 0, ...options });
+  await h.client.ready();
+  return { ...h, plane };
+}
+
+describe('identify()', () => {
+  it('sets userId and session traits, queues an identify event and notifies only changed flags', async () => {
+    const { client, plane } = await identityClient({ remoteTraits: false });
+    const changes: string[][] = [];
+    client.subscribe(({ changed }) => changes.push([...changed]));
+    await client.identify('u-1', { plan: 'pro' });
+    expect(client.getContext()).toEqual({ userId: 'u-1', attributes: { plan: 'pro' } });
+    expect(client.get('pro')).toBe('yes');
+    expect(changes).toEqual([['pro']]);
+    await client.flush();
+    expect(plane.events).toContainEqual({ type: 'identify', userId: 'u-1', traits: { plan: 'pro' } });
+    await client.close();
+  });
+
+  it('merges the remote overlay under the session traits: session traits win', async () => {
+    const { client, plane, requests } = await identityClient();
+    plane.overlays['u-2'] = { plan: 'team', tier: 'gold', country: 'FR' };
+    await client.identify('u-2', { country: 'DE' });
+    expect(requests.at(-1)!.url).toBe('https://flags.test/sdk/v1/identity?userId=u-2');
+    expect(client.getContext().attributes).toEqual({ plan: 'team', tier: 'gold', country: 'DE' });
+    expect(client.get('team')).toBe('yes');
+    await client.close();
+  });
+
+  it('discards a slow overlay for a user who has since identified as someone else', async () => {
+    const { client, plane } = await identityClient();
+    const pending: Record<string, (reply: Reply) => void> = {};
+    plane.identityReply = (userId) => new Promise((resolve) => (pending[userId] = resolve));
+    const first = client.identify('slow-user');
+    await vi.advanceTimersByTimeAsync(0);
+    const second = client.identify('current-user', { plan: 'free' });
+    await vi.advanceTimersByTimeAsync(0);
+    pending['slow-user']!(jsonResponse(200, { userId: 'slow-user', traits: { plan: 'pro' } }));
+    await first;
+    expect(client.getContext()).toEqual({ userId: 'current-user', attributes: { plan: 'free' } });
+    pending['current-user']!(jsonResponse(200, { userId: 'current-user', traits: { plan: 'team' } }));
+    await second;
+    expect(client.getContext().attributes).toEqual({ plan: 'free' });
+    await client.close();
+  });
+
+  it('a failed overlay is reported and the session traits stay', async () => {
+    const { client, plane, errors } = await identityClient();
+    plane.identityReply = () => response(500, '{"error":{"code":"internal","message":"down"}}');
+    await client.identify('u-3', { plan: 'pro' });
+    expect(errors.at(-1)!.message).toBe('GET /sdk/v1/identity answered 500: down');
+    expect(client.getContext().attributes).toEqual({ plan: 'pro' });
+    await client.close();
+  });
+});
+
+describe('the anonymous id', () => {
+  it('is generated, persisted under anonymousStorageKey, and reused by the next client', async () => {
+    const cache = createMemoryStorage();
+    const first = harness(() => 'hang', { cache, anonymousId: undefined });
+    const id = cache.get('svc:anonymousId');
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const second = harness(() => 'hang', { cache, anonymousId: undefined, anonymousStorageKey: 'svc:anonymousId' });
+    const other = harness(() => 'hang', { cache: createMemoryStorage(), anonymousId: undefined });
+    await Promise.all([first.client.close(), second.client.close(), other.client.close()]);
+    expect(cache.get('svc:anonymousId')).toBe(id);
+    expect(cache.entries.size).toBe(1);
+    expect(other.client).not.toBe(second.client);
+  });
+
+  it('is the bucketing key and the events userId while no userId is set', async () => {
+    const plane = fakeDataPlane(snapshot);
+    const { client } = harness(plane.handler, { events: true, anonymousId: 'anon-42', flushInterval: 0 });
+    await client.ready();
+    client.get('other');
+    await client.flush();
+    expect(plane.events).toEqual([{ type: 'evaluation', key: 'other', reason: 'DEFAULT', value: 1, userId: 'anon-42' }]);
+    await client.close();
+  });
+
+  it('the anonymousId option wins and is not persisted', async () => {
+    const cache = createMemoryStorage();
+    const { client } = harness(() => 'hang', { cache, anonymousId: 'given' });
+    await client.close();
+    expect(cache.get('svc:anonymousId')).toBeNull();
+  });
+});
