@@ -8,6 +8,10 @@ export default defineConfig([
       index: 'src/index.ts',
       stream: 'src/stream/index.ts',
       'adapters/websocket': 'adapters/websocket.ts',
+      'adapters/local-storage': 'adapters/local-storage.ts',
+      'adapters/indexeddb': 'adapters/indexeddb.ts',
+      'adapters/memory': 'adapters/memory.ts',
+      'adapters/async-storage': 'adapters/async-storage.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
@@ -20,6 +24,7 @@ export default defineConfig([
   {
     entry: {
       'adapters/ws': 'adapters/ws.ts',
+      'adapters/file': 'adapters/file.ts',
       'reference-server/index': 'reference-server/index.ts',
       'reference-server/cli': 'reference-server/cli.ts',
     },
@@ -27,7 +32,8 @@ export default defineConfig([
     dts: {
       entry: {
         'adapters/ws': 'adapters/ws.ts',
-          'reference-server/index': 'reference-server/index.ts',
+        'adapters/file': 'adapters/file.ts',
+        'reference-server/index': 'reference-server/index.ts',
       },
     },
     target: 'node20',

@@ -13,14 +13,14 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const scenarios = [
   {
     name: 'core with the evaluator: createClient + get',
-    budget: 9700,
+    budget: 10300,
     entry: `import { createClient } from './src/index.ts';
 const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com' });
 console.log(client.get('flag', false));`,
   },
   {
     name: 'with the stream: + streamUrl, webSocketTransport',
-    budget: 10900,
+    budget: 11500,
     entry: `import { createClient } from './src/index.ts';
 import { webSocketTransport } from './adapters/websocket.ts';
 const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com',

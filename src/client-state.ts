@@ -8,7 +8,10 @@ export type Readiness = 'initializing' | 'ready' | 'failed';
 export type ConnectionState = 'polling' | 'connecting' | 'streaming' | 'reconnecting' | 'stopped';
 
 /** Where the snapshot being served came from. */
-export type SnapshotSource = 'network' | 'cache' | 'bootstrap';
+export type SnapshotSource = 'network' | 'cache' | 'bootstrap' | 'tab';
+
+/** Whether the client may poll: not while the page is hidden or the device offline. */
+export type Activity = 'active' | 'hidden' | 'offline';
 
 /** The public, immutable status of a client; a new object only when something changed. */
 export interface ClientStatus {
@@ -39,6 +42,7 @@ export interface MachineState {
   readonly wanted: number | null;
   /** Fetches made since `wanted` was set whose answer was still older. */
   readonly catchUps: number;
+  readonly activity: Activity;
 }
 
 /** Bootstrap and cached snapshots arrive as `snapshot-received` events after this. */
@@ -51,5 +55,6 @@ export function initialState(): MachineState {
     fetch: 'idle',
     wanted: null,
     catchUps: 0,
+    activity: 'active',
   };
 }

@@ -6,7 +6,7 @@ import { createEventSender, EVENTS_ROUTE } from './event-sender';
 import { generateId, loadAnonymousId } from './anonymous-id';
 import { browserStorage } from './default-storage';
 import { IDENTITY_ROUTE, mergeTraits, overlayFrom, type Traits } from './identity';
-import { onPageHide } from './platform/visibility';
+import { browserOnline, browserVisibility, createTabSync, onPageHide } from './platform/index';
 import { fetchTransport } from './fetch-transport';
 import { fingerprint } from './fingerprint';
 import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
@@ -21,6 +21,7 @@ import { buildOverrides, changedOverrides, type Overrides } from './overrides';
 import { ReadTracker } from './read-tracker';
 import { Subscribable } from './subscribable';
 import type { StreamConnection } from './stream/stream-connection';
+import type { Activity } from './client-state';
 import { transition, type Effect, type MachineEvent, type TimerName } from './transition';
 
 const TIMER_EVENTS: Record<TimerName, MachineEvent> = {
@@ -131,11 +132,13 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
         return reportError(effect.error);
       case 'persist':
         if (storage) writeCachedSnapshot(storage, storageKey, keyFingerprint, effect, reportError);
+        tabs?.publish(effect);
         return;
       case 'stop':
         for (const name of Object.keys(timers) as TimerName[]) clearTimer(name);
-        stream?.close();
-        stream = null;
+        closeStream();
+        for (const stop of platformListeners.splice(0)) stop();
+        tabs?.close();
         snapshotController = null;
         http.abortAll();
         settleFetchWaiters();
@@ -216,8 +219,40 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       else if (cached.kind === 'hit') dispatch({ type: 'snapshot-received', snapshot: cached.snapshot, etag: cached.etag, source: 'cache' });
     });
   }
+  const visibility = options.visibilitySource ?? browserVisibility();
+  const online = options.onlineSource ?? browserOnline();
+  const activity = (): Activity =>
+    options.pauseWhenOffline !== false && !online.isOnline()
+      ? 'offline'
+      : options.pauseWhenHidden !== false && !visibility.isVisible()
+        ? 'hidden'
+        : 'active';
+  const onActivity = () => {
+    dispatch({ type: 'activity', activity: activity() });
+    // Reconnects wait for the network: no socket while offline.
+    if (state.activity === 'offline') {
+      closeStream();
+      if (streamWanted) dispatch({ type: 'stream-state', connection: 'reconnecting' });
+    } else if (streamWanted && !stream && state.status.connection !== 'stopped') openStream();
+  };
+  const platformListeners = [visibility.subscribe(onActivity), online.subscribe(onActivity)];
+  const tabs =
+    options.syncTabs === false
+      ? null
+      : createTabSync(`flagplane:${keyFingerprint}`, (message) => dispatch({ type: 'snapshot-received', ...message, source: 'tab' }));
+  dispatch({ type: 'activity', activity: activity() });
   dispatch({ type: 'start' });
-  if (config.streamUrl && options.streamTransport) {
+  const streamWanted = Boolean(config.streamUrl && options.streamTransport);
+  if (state.activity !== 'offline') openStream();
+
+  function closeStream(): void {
+    const open = stream;
+    stream = null;
+    open?.close();
+  }
+
+  function openStream(): void {
+    if (!config.streamUrl || !options.streamTransport) return;
     dispatch({ type: 'stream-state', connection: 'connecting' });
     stream = options.streamTransport.connect({
       streamUrl: config.streamUrl,

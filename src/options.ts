@@ -3,6 +3,7 @@ import { ConfigError, type FlagplaneError } from './errors';
 import type { HttpTransport } from './http-types';
 import type { Scheduler } from './scheduler';
 import type { StreamTransport } from './stream/stream-transport';
+import type { OnlineSource, VisibilitySource } from './platform/index';
 import type { FlagSnapshot, JsonValue } from './snapshot-types';
 import type { StorageAdapter } from './storage-types';
 
@@ -61,6 +62,16 @@ export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   storageKey?: string;
   /** Storage key of the generated anonymous id. @default 'svc:anonymousId' */
   anonymousStorageKey?: string;
+  /** Pause polling while the page is hidden; refresh at once when it is visible again. @default true */
+  pauseWhenHidden?: boolean;
+  /** Make no request while offline, and reopen the stream when back online. @default true */
+  pauseWhenOffline?: boolean;
+  /** Where visibility comes from (React Native: wrap `AppState`). @default the document's */
+  visibilitySource?: VisibilitySource;
+  /** Where connectivity comes from (React Native: wrap NetInfo). @default `navigator.onLine` */
+  onlineSource?: OnlineSource;
+  /** Share accepted snapshots with other tabs of the same origin (BroadcastChannel). @default true */
+  syncTabs?: boolean;
 }
 
 export const SDK_KEY_PATTERN = /^svc_sdk_(server|client)_[A-Za-z0-9_-]{8,128}$/;

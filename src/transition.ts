@@ -1,5 +1,5 @@
 import { nextDelay } from './backoff';
-import type { ClientStatus, ConnectionState, MachineState, ReadyResult, SnapshotSource } from './client-state';
+import type { Activity, ClientStatus, ConnectionState, MachineState, ReadyResult, SnapshotSource } from './client-state';
 import type { FlagplaneError } from './errors';
 import type { FlagSnapshot } from './snapshot-types';
 
@@ -14,6 +14,7 @@ export type MachineEvent =
   | { type: 'refresh' }
   | { type: 'stream-notify'; kind: 'updated' | 'resync'; version: number }
   | { type: 'stream-state'; connection: Exclude<ConnectionState, 'polling'> }
+  | { type: 'activity'; activity: Activity }
   | { type: 'ready-timeout' }
   | { type: 'close' };
 
@@ -98,6 +99,15 @@ function fail(state: MachineState, event: Extract<MachineEvent, { type: 'fetch-f
 
 const fetchEffect = (state: MachineState): Effect => ({ type: 'fetch', minVersion: state.wanted });
 
+function changeActivity(state: MachineState, activity: Activity): Transition {
+  if (activity === state.activity) return same(state);
+  const next: MachineState = { ...state, activity };
+  if (activity !== 'active') return { state: next, effects: [{ type: 'timer', timer: 'poll', delay: null }] };
+  // Back: refresh at once rather than wait out a poll interval of stale flags.
+  if (state.fetch === 'in-flight') return { state: next, effects: [] };
+  return { state: { ...next, fetch: 'in-flight' }, effects: [{ type: 'timer', timer: 'poll', delay: null }, fetchEffect(next)] };
+}
+
 function notified(state: MachineState, event: Extract<MachineEvent, { type: 'stream-notify' }>): Transition {
   const held = state.snapshot?.version ?? -1;
   if (event.kind === 'updated' && held >= event.version) return same(state);
@@ -126,9 +136,10 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
   if (state.status.connection === 'stopped') return same(state);
   switch (event.type) {
     case 'start': {
-      const effects: Effect[] = [fetchEffect(state)];
+      const active = state.activity === 'active';
+      const effects: Effect[] = active ? [fetchEffect(state)] : [];
       if (state.status.status === 'initializing') effects.push({ type: 'timer', timer: 'ready', delay: config.readyTimeout });
-      return { state: { ...state, fetch: 'in-flight' }, effects };
+      return { state: active ? { ...state, fetch: 'in-flight' } : state, effects };
     }
     case 'snapshot-received':
       return event.source === 'network' ? catchUp(receive(state, event, config)) : receive(state, event, config);
@@ -141,12 +152,15 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
       return fail(state, event, config);
     case 'poll-due':
     case 'catch-up-due':
-      if (state.fetch === 'in-flight') return same(state);
+      // Paused: the next fetch happens when the page is visible or the device online again.
+      if (state.fetch === 'in-flight' || state.activity !== 'active') return same(state);
       return { state: { ...state, fetch: 'in-flight' }, effects: [fetchEffect(state)] };
     case 'refresh':
       return { state: { ...state, fetch: 'in-flight' }, effects: [{ type: 'timer', timer: 'poll', delay: null }, fetchEffect(state)] };
     case 'stream-notify':
-      return notified(state, event);
+      return state.activity === 'offline' ? same(state) : notified(state, event);
+    case 'activity':
+      return changeActivity(state, event.activity);
     case 'stream-state':
       // A stream that stopped for good (bad or revoked key) leaves polling on (protocol.md §6.4).
       return { state: withStatus(state, { connection: event.connection === 'stopped' ? 'polling' : event.connection }), effects: [] };

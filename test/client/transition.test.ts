@@ -192,4 +192,20 @@ describe('transition: the fetch machine as a table', () => {
     expect(stopped.status.connection).toBe('polling');
     expect(transition(stopped, { type: 'poll-due' }, config).effects).toEqual([{ type: 'fetch', minVersion: null }]);
   });
+
+  it('activity: hidden or offline cancels the poll and ignores poll timers; back to active fetches at once', () => {
+    const polling = run([{ type: 'start' }, net(v5)]).state;
+    const hidden = transition(polling, { type: 'activity', activity: 'hidden' }, config);
+    expect(hidden.effects).toEqual([{ type: 'timer', timer: 'poll', delay: null }]);
+    expect(transition(hidden.state, { type: 'poll-due' }, config).effects).toEqual([]);
+    const back = transition(hidden.state, { type: 'activity', activity: 'active' }, config);
+    expect(back.effects).toEqual([{ type: 'timer', timer: 'poll', delay: null }, { type: 'fetch', minVersion: null }]);
+    const offline = transition(polling, { type: 'activity', activity: 'offline' }, config).state;
+    expect(transition(offline, { type: 'stream-notify', kind: 'updated', version: 9 }, config).effects).toEqual([]);
+  });
+
+  it('start while offline arms the ready timeout but makes no request', () => {
+    const offline = transition(initialState(), { type: 'activity', activity: 'offline' }, config).state;
+    expect(transition(offline, { type: 'start' }, config).effects).toEqual([{ type: 'timer', timer: 'ready', delay: 5000 }]);
+  });
 });

@@ -7,6 +7,8 @@ import { snapshotOf } from '../helpers/snapshots';
 afterEach(() => {
   vi.useRealTimers();
   localStorage.clear();
+  // Back to the prototype's 'visible'.
+  delete (document as { visibilityState?: string }).visibilityState;
 });
 
 describe('page unload', () => {

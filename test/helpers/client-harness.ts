@@ -12,7 +12,7 @@ export const BASE_URL = 'https://flags.test';
  * A client on a fake transport, with jitter fixed at 0 and the platform timers (so that
  * `vi.useFakeTimers()` reaches them). Errors reported through `onError` are collected.
  * Events are off and the anonymous id is fixed unless a test turns them on, so that the
- * fetch machine's requests and timers are the only ones.
+ * fetch machine's requests and timers are the only ones, and tabs are not synced.
  */
 export function harness<D extends FlagDefaults = FlagDefaults>(
   handler: (request: HttpRequest) => Reply | Promise<Reply>,
@@ -28,6 +28,7 @@ export function harness<D extends FlagDefaults = FlagDefaults>(
     onError: (error) => errors.push(error),
     events: false,
     anonymousId: 'anonymous-test-id',
+    syncTabs: false,
     ...options,
   } as ClientOptions<D>);
   return { client, errors, ...fake };

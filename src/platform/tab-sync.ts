@@ -1,0 +1,54 @@
+import { checkSnapshot } from '../snapshot-parse';
+import type { FlagSnapshot } from '../snapshot-types';
+
+/** What one tab shares with the others: an accepted snapshot and its ETag. */
+export interface TabSyncMessage {
+  snapshot: FlagSnapshot;
+  etag: string | null;
+}
+
+/** A cross-tab channel for snapshots. */
+export interface TabSync {
+  /**
+   * Sends `message` to every other tab on the channel (never to this one). A no-op
+   * after {@link TabSync.close}.
+   */
+  publish(message: TabSyncMessage): void;
+  /** Stops sending and receiving. Idempotent. */
+  close(): void;
+}
+
+/**
+ * Shares snapshots between tabs over a `BroadcastChannel` named `channelName`; returns
+ * `null` where `BroadcastChannel` is missing.
+ *
+ * Incoming messages are checked with `checkSnapshot` (and the ETag must be a string or
+ * `null`); anything else — say from a tab running an older or newer SDK — is ignored
+ * silently. A valid message is only *offered*: `onSnapshot` must pass it through the
+ * client's normal acceptance path, which rejects an older version or another environment.
+ * `onSnapshot` must not throw: it runs in a message event with no caller to catch.
+ */
+export function createTabSync(channelName: string, onSnapshot: (message: TabSyncMessage) => void): TabSync | null {
+  if (typeof BroadcastChannel === 'undefined') return null;
+  const channel = new BroadcastChannel(channelName);
+  // Node (server rendering, tests) keeps the process alive while a channel is open.
+  (channel as { unref?: () => void }).unref?.();
+  let open = true;
+  channel.onmessage = (event: MessageEvent) => {
+    // Object() turns null, undefined and primitives into something safe to destructure.
+    const { snapshot, etag } = Object(event.data) as Record<string, unknown>;
+    if (etag !== null && typeof etag !== 'string') return;
+    const parsed = checkSnapshot(snapshot, `tab-sync ${channelName}`);
+    if (parsed.kind === 'ok') onSnapshot({ snapshot: parsed.snapshot, etag });
+  };
+  return {
+    publish({ snapshot, etag }) {
+      // postMessage on a closed channel throws.
+      if (open) channel.postMessage({ snapshot, etag });
+    },
+    close() {
+      open = false;
+      channel.close();
+    },
+  };
+}
