@@ -1,3 +1,4 @@
+import { createKeyQueue } from './key-queue';
 import type { StorageAdapter } from '../src/storage-types';
 
 /**
@@ -31,17 +32,7 @@ export interface AsyncStorageAdapter extends StorageAdapter {
  */
 export function createAsyncStorage(storage: AsyncStorageLike, options: AsyncStorageOptions = {}): AsyncStorageAdapter {
   const prefix = options.prefix ?? '';
-  const tails = new Map<string, Promise<unknown>>();
-  const queue = <T>(key: string, operation: () => Promise<T>): Promise<T> => {
-    const result = (tails.get(key) ?? Promise.resolve()).then(operation);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    tails.set(key, tail);
-    void tail.then(() => tails.get(key) === tail && tails.delete(key));
-    return result;
-  };
+  const queue = createKeyQueue();
   return {
     get: (key) => queue(key, async () => (await storage.getItem(prefix + key)) ?? null),
     set: (key, value) => queue(key, async () => void (await storage.setItem(prefix + key, value))),

@@ -1,3 +1,4 @@
+import { createKeyQueue } from './key-queue';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -49,17 +50,9 @@ const isMissing = (error: unknown) => (error as NodeJS.ErrnoException)?.code ===
  */
 export function createFileStorage(options: FileStorageOptions): FileStorageAdapter {
   const { directory } = options;
-  const tails = new Map<string, Promise<unknown>>();
-  const queue = <T>(key: string, operation: (path: string) => Promise<T>): Promise<T> => {
-    const result = (tails.get(key) ?? Promise.resolve()).then(() => operation(join(directory, fileNameOf(key))));
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    tails.set(key, tail);
-    void tail.then(() => tails.get(key) === tail && tails.delete(key));
-    return result;
-  };
+  const inOrder = createKeyQueue();
+  const queue = <T>(key: string, operation: (path: string) => Promise<T>): Promise<T> =>
+    inOrder(key, () => operation(join(directory, fileNameOf(key))));
 
   const write = async (path: string, value: string) => {
     await mkdir(directory, { recursive: true });
