@@ -41,4 +41,24 @@ export default defineConfig([
     sourcemap: true,
     external: ['ws'],
   },
+  {
+    entry: { 'react/index': 'react/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    target: 'es2020',
+    platform: 'neutral',
+    sourcemap: true,
+    // Rollup's tree-shaking strips the 'use client' directive; esbuild keeps it.
+    treeshake: false,
+    external: ['react', 'react-dom', 'react/jsx-runtime', 'flagplane'],
+    esbuildPlugins: [
+      {
+        // The bindings import the core as the package itself, so an app holds one copy.
+        name: 'core-as-package',
+        setup(build) {
+          build.onResolve({ filter: /^\.\.\/src\/index$/ }, () => ({ path: 'flagplane', external: true }));
+        },
+      },
+    ],
+  },
 ]);

@@ -27,6 +27,14 @@ const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https
   streamUrl: 'https://flags.example.com', streamTransport: webSocketTransport });
 console.log(client.get('flag', false));`,
   },
+  {
+    name: 'with React: + FlagsProvider, useFlag (react external)',
+    budget: 10900,
+    entry: `import { createClient } from './src/index.ts';
+import { FlagsProvider, useFlag } from './react/index.ts';
+const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com' });
+console.log(client, FlagsProvider, useFlag);`,
+  },
 ];
 
 async function measure(entry) {
@@ -38,7 +46,7 @@ async function measure(entry) {
     platform: 'browser',
     target: 'es2020',
     write: false,
-    external: ['react', 'react-dom'],
+    external: ['react', 'react-dom', 'react/jsx-runtime', 'react-dom/server'],
     logLevel: 'silent',
   });
   const code = result.outputFiles[0].contents;
