@@ -5,8 +5,9 @@ import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
 import { createEventSender, EVENTS_ROUTE } from './event-sender';
 import { generateId, loadAnonymousId } from './anonymous-id';
 import { browserStorage } from './default-storage';
-import { IDENTITY_ROUTE, mergeTraits, overlayFrom, type Traits } from './identity';
-import { browserOnline, browserVisibility, createTabSync, onPageHide } from './platform/index';
+import { createOverlayFetcher, mergeTraits, type Traits } from './identity';
+import { createTabSync, onPageHide } from './platform/index';
+import { watchActivity } from './activity';
 import { fetchTransport } from './fetch-transport';
 import { fingerprint } from './fingerprint';
 import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
@@ -15,13 +16,12 @@ import { resolveOptions, type ClientOptions, type FlagDefaults } from './options
 import { defaultScheduler } from './scheduler';
 import { readCachedSnapshot, writeCachedSnapshot } from './snapshot-cache';
 import { checkSnapshot } from './snapshot-parse';
-import { authHeaders, SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
+import { SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
 import type { JsonValue } from './snapshot-types';
 import { buildOverrides, changedOverrides, type Overrides } from './overrides';
 import { ReadTracker } from './read-tracker';
 import { Subscribable } from './subscribable';
-import type { StreamConnection } from './stream/stream-connection';
-import type { Activity } from './client-state';
+import { createStreamLink } from './stream-link';
 import { transition, type Effect, type MachineEvent, type TimerName } from './transition';
 
 const TIMER_EVENTS: Record<TimerName, MachineEvent> = {
@@ -43,7 +43,6 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   let context: EvaluationContext = options.context ?? {};
   let overrides: Overrides = new Map();
   let sessionTraits: Traits = (context.attributes ?? {}) as Traits;
-  let identityController: AbortController | null = null;
   const events =
     options.events === false
       ? null
@@ -68,7 +67,6 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   let snapshotController: AbortController | null = null;
   let fetchWaiters: Array<() => void> = [];
   const timers: Record<TimerName, unknown> = { poll: undefined, ready: undefined, 'catch-up': undefined };
-  let stream: StreamConnection | null = null;
   let resolveReady!: (result: ReadyResult) => void;
   const readyPromise = new Promise<ReadyResult>((resolve) => (resolveReady = resolve));
 
@@ -136,8 +134,8 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
         return;
       case 'stop':
         for (const name of Object.keys(timers) as TimerName[]) clearTimer(name);
-        closeStream();
-        for (const stop of platformListeners.splice(0)) stop();
+        stream.disconnect();
+        activity.stop();
         tabs?.close();
         snapshotController = null;
         http.abortAll();
@@ -191,22 +189,16 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   }
   const stopPageHide = events ? onPageHide(() => void events.flush(true)) : () => undefined;
 
-  function fetchOverlay(userId: string): Promise<void> {
-    identityController?.abort();
-    const controller = new AbortController();
-    identityController = controller;
-    const url = `${config.baseUrl}/sdk/v1/identity?userId=${encodeURIComponent(userId)}`;
-    return http.send({ method: 'GET', url, headers: authHeaders(config.sdkKey) }, IDENTITY_ROUTE, controller).then((outcome) => {
-      // A slow overlay for a user who has since identified as someone else is discarded.
-      if (identityController !== controller || context.userId !== userId) return;
-      identityController = null;
-      const overlay = overlayFrom(outcome, userId);
-      if (overlay.kind === 'failed') return reportError(overlay.error);
-      if (overlay.kind !== 'ok') return;
-      context = { ...context, attributes: mergeTraits(overlay.traits, sessionTraits) };
+  const overlays = createOverlayFetcher({
+    ...config,
+    http,
+    currentUser: () => context.userId,
+    apply: (traits) => {
+      context = { ...context, attributes: mergeTraits(traits, sessionTraits) };
       notify(reevaluate());
-    });
-  }
+    },
+    report: reportError,
+  });
 
   if (options.bootstrap) {
     const checked = checkSnapshot(options.bootstrap, 'bootstrap');
@@ -219,51 +211,29 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       else if (cached.kind === 'hit') dispatch({ type: 'snapshot-received', snapshot: cached.snapshot, etag: cached.etag, source: 'cache' });
     });
   }
-  const visibility = options.visibilitySource ?? browserVisibility();
-  const online = options.onlineSource ?? browserOnline();
-  const activity = (): Activity =>
-    options.pauseWhenOffline !== false && !online.isOnline()
-      ? 'offline'
-      : options.pauseWhenHidden !== false && !visibility.isVisible()
-        ? 'hidden'
-        : 'active';
-  const onActivity = () => {
-    dispatch({ type: 'activity', activity: activity() });
+  const stream = createStreamLink({
+    ...config,
+    transport: options.streamTransport,
+    scheduler,
+    lastKnownVersion: () => state.snapshot?.version ?? null,
+    dispatch,
+    report: reportError,
+  });
+  const activity = watchActivity(options, () => {
+    dispatch({ type: 'activity', activity: activity.current() });
     // Reconnects wait for the network: no socket while offline.
     if (state.activity === 'offline') {
-      closeStream();
-      if (streamWanted) dispatch({ type: 'stream-state', connection: 'reconnecting' });
-    } else if (streamWanted && !stream && state.status.connection !== 'stopped') openStream();
-  };
-  const platformListeners = [visibility.subscribe(onActivity), online.subscribe(onActivity)];
+      stream.disconnect();
+      if (stream.configured) dispatch({ type: 'stream-state', connection: 'reconnecting' });
+    } else if (state.status.connection !== 'stopped') stream.connect();
+  });
   const tabs =
     options.syncTabs === false
       ? null
       : createTabSync(`flagplane:${keyFingerprint}`, (message) => dispatch({ type: 'snapshot-received', ...message, source: 'tab' }));
-  dispatch({ type: 'activity', activity: activity() });
+  dispatch({ type: 'activity', activity: activity.current() });
   dispatch({ type: 'start' });
-  const streamWanted = Boolean(config.streamUrl && options.streamTransport);
-  if (state.activity !== 'offline') openStream();
-
-  function closeStream(): void {
-    const open = stream;
-    stream = null;
-    open?.close();
-  }
-
-  function openStream(): void {
-    if (!config.streamUrl || !options.streamTransport) return;
-    dispatch({ type: 'stream-state', connection: 'connecting' });
-    stream = options.streamTransport.connect({
-      streamUrl: config.streamUrl,
-      sdkKey: config.sdkKey,
-      scheduler,
-      lastKnownVersion: () => state.snapshot?.version ?? null,
-      onNotify: (kind, version) => dispatch({ type: 'stream-notify', kind, version }),
-      onConnectionChange: (connection) => dispatch({ type: 'stream-state', connection }),
-      onError: reportError,
-    });
-  }
+  if (state.activity !== 'offline') stream.connect();
 
   const client: FlagsClient<FlagDefaults> = {
     ready: () => readyPromise,
@@ -301,7 +271,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       context = { ...context, userId, attributes: sessionTraits };
       events?.push({ type: 'identify', userId, traits: traits ? sessionTraits : {} });
       notify(reevaluate());
-      return options.remoteTraits === false || state.status.connection === 'stopped' ? Promise.resolve() : fetchOverlay(userId);
+      return options.remoteTraits === false || state.status.connection === 'stopped' ? Promise.resolve() : overlays.fetch(userId);
     },
     flush: () => (events ? events.flush() : Promise.resolve()),
     subscribe: (listener) => listeners.subscribe(listener),
@@ -313,7 +283,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     },
     async close() {
       dispatch({ type: 'close' });
-      identityController?.abort();
+      overlays.abort();
       stopPageHide();
       listeners.clear();
       await events?.close();

@@ -1,0 +1,25 @@
+import type { Activity } from './client-state';
+import { browserOnline, browserVisibility, type OnlineSource, type VisibilitySource } from './platform/index';
+
+export interface ActivityOptions {
+  pauseWhenHidden?: boolean;
+  pauseWhenOffline?: boolean;
+  visibilitySource?: VisibilitySource;
+  onlineSource?: OnlineSource;
+}
+
+/** Watches visibility and connectivity; offline wins over hidden. */
+export function watchActivity(options: ActivityOptions, onChange: () => void) {
+  const visibility = options.visibilitySource ?? browserVisibility();
+  const online = options.onlineSource ?? browserOnline();
+  const unsubscribe = [visibility.subscribe(onChange), online.subscribe(onChange)];
+  return {
+    current: (): Activity =>
+      options.pauseWhenOffline !== false && !online.isOnline()
+        ? 'offline'
+        : options.pauseWhenHidden !== false && !visibility.isVisible()
+          ? 'hidden'
+          : 'active',
+    stop: () => unsubscribe.forEach((stop) => stop()),
+  };
+}
