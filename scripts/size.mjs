@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  */
 const scenarios = [
   {
-    name: 'core with the evaluator: createClient + get',
+    name: 'core: createClient + get',
     budget: 10300,
     entry: `import { createClient } from './src/index.ts';
 const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com' });
