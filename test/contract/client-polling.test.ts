@@ -5,6 +5,8 @@ import type { FlagsClient } from '../../src/client-types';
 import { HttpError, type FlagplaneError } from '../../src/errors';
 import { fetchTransport } from '../../src/fetch-transport';
 import type { HttpTransport } from '../../src/http-types';
+import type { StorageAdapter } from '../../src/storage-types';
+import { createMemoryStorage } from '../../src/memory-storage';
 import { snapshotOf } from '../helpers/snapshots';
 import { waitFor } from '../helpers/wait-for';
 
@@ -30,7 +32,7 @@ function recordingTransport() {
   return { transport, statuses };
 }
 
-function start(options: { sdkKey: string; pollInterval?: number; transport?: HttpTransport }) {
+function start(options: { sdkKey: string; pollInterval?: number; transport?: HttpTransport; cache?: StorageAdapter }) {
   const errors: FlagplaneError[] = [];
   const client = createClient({ baseUrl: server.baseUrl, onError: (error) => errors.push(error), ...options });
   clients.push(client);
@@ -111,5 +113,21 @@ describe('the client against the reference server (real HTTP)', () => {
     await expect(unreachable.ready()).resolves.toEqual({ status: 'timeout', source: null });
     expect(unreachable.get('theme')).toBe('light');
     expect(errors[0]!.code).toBe('network');
+  });
+
+  it('after a reload, the cached snapshot serves at once and the first request gets a 304', async () => {
+    const key = server.createKey('production', 'client');
+    server.publish('production', snapshotOf(0, { cached: 'from before the reload' }));
+    const cache = createMemoryStorage();
+    const first = start({ sdkKey: key, pollInterval: 0, cache });
+    await first.client.ready();
+    await first.client.close();
+
+    const { transport, statuses } = recordingTransport();
+    const { client } = start({ sdkKey: key, pollInterval: 0, transport, cache });
+    expect(client.get('cached')).toBe('from before the reload');
+    await expect(client.ready()).resolves.toEqual({ status: 'ready', source: 'cache' });
+    await waitFor(() => statuses.length === 1, 5000, 'the first request');
+    expect(statuses).toEqual([304]);
   });
 });
