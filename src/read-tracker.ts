@@ -7,6 +7,8 @@ import type { EvaluationDetails } from './evaluation-types';
  * first time an unknown key is read. Reads before any snapshot and local overrides are
  * not reported: they say nothing about the flag configuration.
  */
+const MAX_COMBINATIONS = 10_000;
+
 export class ReadTracker {
   // Fast path: a details object already reported in this window costs one WeakSet lookup.
   private reported = new WeakSet<object>();
@@ -34,6 +36,8 @@ export class ReadTracker {
     }
     const combination = `${key}\u0000${userId ?? ''}\u0000${JSON.stringify(value)}`;
     if (this.combinations.has(combination)) return;
+    // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
+    if (this.combinations.size >= MAX_COMBINATIONS) this.combinations.clear();
     this.combinations.add(combination);
     const event: DiagnosticEvent = { type: 'evaluation', key, reason, value: value ?? null };
     if (userId !== undefined) event.userId = userId;

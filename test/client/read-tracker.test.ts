@@ -44,6 +44,13 @@ describe('ReadTracker', () => {
     expect(events).toEqual([{ type: 'unregistered_flag', key: 'ghost' }]);
   });
 
+  it('keeps its memory of combinations bounded', () => {
+    const { events, tracker: t } = tracker();
+    for (let i = 0; i < 10_001; i++) t.track(served('a', i), 'u1');
+    t.track(served('a', 0), 'u1');
+    expect(events).toHaveLength(10_002);
+  });
+
   it('omits userId when there is none, and reports defaults served on errors', () => {
     const { events, tracker: t } = tracker();
     t.track({ key: 'm', value: 0, reason: 'ERROR', variation: null, version: 3, errorCode: 'TYPE_MISMATCH' }, undefined);
