@@ -2,7 +2,7 @@ import type { ChangeEvent, FlagsClient } from './client-types';
 import { initialState, type MachineState, type ReadyResult } from './client-state';
 import { ConfigError, FlagplaneError } from './errors';
 import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
-import { createEventSender, EVENTS_ROUTE } from './event-sender';
+import { createEventSender } from './event-sender';
 import { generateId, loadAnonymousId } from './anonymous-id';
 import { browserStorage } from './default-storage';
 import { createOverlayFetcher, mergeTraits, type Traits } from './identity';
@@ -51,7 +51,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
           // Its own HTTP client: close() aborts polling but still sends the last flush.
           http: createHttpClient(options.transport ?? fetchTransport, scheduler, config.requestTimeout),
           scheduler,
-          report: (error) => reportError(error),
+          report: (error) => reportError(error, false),
           newWindow: () => tracker?.newWindow(),
         });
   const tracker = events && new ReadTracker((event) => events.push(event));
@@ -70,9 +70,9 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   let resolveReady!: (result: ReadyResult) => void;
   const readyPromise = new Promise<ReadyResult>((resolve) => (resolveReady = resolve));
 
-  const reportError = (error: FlagplaneError) => {
-    // Errors of the events route stay out of the buffer: they would feed themselves.
-    if (error.code !== 'events' && !error.message.includes(EVENTS_ROUTE)) {
+  /** `buffer: false` for the event sender's own errors: buffered, they would feed themselves. */
+  const reportError = (error: FlagplaneError, buffer = true) => {
+    if (buffer) {
       events?.push({ type: 'error', message: error.message.split(config.sdkKey).join('[sdk key]').slice(0, 2048) });
     }
     try {

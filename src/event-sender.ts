@@ -114,9 +114,6 @@ export function createEventSender(options: EventSenderOptions) {
       stopped = true;
       clearTimer();
     },
-    get size(): number {
-      return buffer.size;
-    },
   };
 }
 

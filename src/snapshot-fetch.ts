@@ -10,12 +10,12 @@ export function authHeaders(sdkKey: string): Record<string, string> {
   return { authorization: `Bearer ${sdkKey}` };
 }
 
-/** The snapshot request of seed §4: bearer key, `If-None-Match`, optional `minVersion`. */
+/** The snapshot request of seed §4: bearer key, `If-None-Match`, optional `minVersion`. `baseUrl` has no trailing slash (resolveOptions trims it). */
 export function snapshotRequest(baseUrl: string, sdkKey: string, etag: string | null, minVersion?: number): Omit<HttpRequest, 'signal'> {
   const headers = authHeaders(sdkKey);
   if (etag) headers['if-none-match'] = etag;
   const query = minVersion === undefined ? '' : `?minVersion=${minVersion}`;
-  return { method: 'GET', url: `${baseUrl.replace(/\/+$/, '')}/sdk/v1/snapshot${query}`, headers };
+  return { method: 'GET', url: `${baseUrl}/sdk/v1/snapshot${query}`, headers };
 }
 
 /** `Retry-After` in ms (delta-seconds or an HTTP date), or `null`. */

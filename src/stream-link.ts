@@ -21,9 +21,6 @@ export function createStreamLink(options: {
   let connection: StreamConnection | null = null;
   return {
     configured: Boolean(streamUrl && transport),
-    get open(): boolean {
-      return connection !== null;
-    },
     connect(): void {
       if (!streamUrl || !transport || connection) return;
       dispatch({ type: 'stream-state', connection: 'connecting' });

@@ -1,25 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startReferenceServer, type ReferenceServer } from '../../reference-server/index';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client';
-import type { FlagsClient } from '../../src/client-types';
 import { HttpError, type FlagplaneError } from '../../src/errors';
 import { fetchTransport } from '../../src/fetch-transport';
 import type { HttpTransport } from '../../src/http-types';
 import type { StorageAdapter } from '../../src/storage-types';
 import { createMemoryStorage } from '../../src/memory-storage';
+import { useReferenceServer } from '../helpers/reference-server';
 import { snapshotOf } from '../helpers/snapshots';
 import { waitFor } from '../helpers/wait-for';
 
-let server: ReferenceServer;
-const clients: FlagsClient[] = [];
+const reference = useReferenceServer();
 
-beforeEach(async () => {
-  server = await startReferenceServer({ port: 0 });
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await server.close();
-});
 
 /** A real fetch transport that records each answer's status. */
 function recordingTransport() {
@@ -34,14 +25,14 @@ function recordingTransport() {
 
 function start(options: { sdkKey: string; pollInterval?: number; transport?: HttpTransport; cache?: StorageAdapter }) {
   const errors: FlagplaneError[] = [];
-  const client = createClient({ baseUrl: server.baseUrl, onError: (error) => errors.push(error), ...options });
-  clients.push(client);
+  const client = createClient({ baseUrl: reference.server.baseUrl, onError: (error) => errors.push(error), ...options });
+  reference.clients.push(client);
   return { client, errors };
 }
 
 describe('the client against the reference server (real HTTP)', () => {
   it('fetches the snapshot, then gets 304 on the next poll', async () => {
-    const key = server.createKey('production', 'server');
+    const key = reference.server.createKey('production', 'server');
     const { transport, statuses } = recordingTransport();
     const { client, errors } = start({ sdkKey: key, pollInterval: 100, transport });
     await expect(client.ready()).resolves.toEqual({ status: 'ready', source: 'network' });
@@ -52,20 +43,20 @@ describe('the client against the reference server (real HTTP)', () => {
   });
 
   it('picks up a published snapshot on the following poll', async () => {
-    const key = server.createKey('production', 'server');
+    const key = reference.server.createKey('production', 'server');
     const { client } = start({ sdkKey: key, pollInterval: 100 });
     await client.ready();
-    const { version } = server.publish('production', snapshotOf(0, { 'contract-flag': 'published' }));
+    const { version } = reference.server.publish('production', snapshotOf(0, { 'contract-flag': 'published' }));
     await waitFor(() => client.get('contract-flag') === 'published', 5000, 'the published value');
     expect(client.getStatus().version).toBe(version);
   });
 
   it('a client key sees only client-side flags', async () => {
-    const serverKey = server.createKey('production', 'server');
-    const clientKey = server.createKey('production', 'client');
+    const serverKey = reference.server.createKey('production', 'server');
+    const clientKey = reference.server.createKey('production', 'client');
     const snapshot = snapshotOf(0, { visible: 'yes', secret: 'hidden' });
     snapshot.flags['secret']!.clientSide = false;
-    server.publish('production', snapshot);
+    reference.server.publish('production', snapshot);
     const asServer = start({ sdkKey: serverKey, pollInterval: 0 }).client;
     const asClient = start({ sdkKey: clientKey, pollInterval: 0 }).client;
     await Promise.all([asServer.ready(), asClient.ready()]);
@@ -75,11 +66,11 @@ describe('the client against the reference server (real HTTP)', () => {
   });
 
   it('a revoked key reports HttpError 401 through onError while reads keep the last snapshot', async () => {
-    const key = server.createKey('production', 'client');
-    server.publish('production', snapshotOf(0, { kept: 'value' }));
+    const key = reference.server.createKey('production', 'client');
+    reference.server.publish('production', snapshotOf(0, { kept: 'value' }));
     const { client, errors } = start({ sdkKey: key, pollInterval: 100 });
     await client.ready();
-    server.revokeKey(key);
+    reference.server.revokeKey(key);
     await waitFor(() => errors.length > 0, 5000, 'an error');
     expect(errors[0]).toBeInstanceOf(HttpError);
     expect((errors[0] as HttpError).status).toBe(401);
@@ -89,11 +80,11 @@ describe('the client against the reference server (real HTTP)', () => {
   });
 
   it('a snapshot with a newer schema is rejected and the last good one kept', async () => {
-    const key = server.createKey('production', 'server');
-    server.publish('production', snapshotOf(0, { stable: 'good' }));
+    const key = reference.server.createKey('production', 'server');
+    reference.server.publish('production', snapshotOf(0, { stable: 'good' }));
     const { client, errors } = start({ sdkKey: key, pollInterval: 100 });
     await client.ready();
-    server.publish('production', { ...snapshotOf(0, { stable: 'future' }), schemaVersion: 2 });
+    reference.server.publish('production', { ...snapshotOf(0, { stable: 'future' }), schemaVersion: 2 });
     await waitFor(() => errors.length > 0, 5000, 'a schema error');
     expect(errors[0]!.code).toBe('schema');
     expect(client.get('stable')).toBe('good');
@@ -109,15 +100,15 @@ describe('the client against the reference server (real HTTP)', () => {
       defaults: { theme: 'light' },
       onError: (error) => errors.push(error),
     });
-    clients.push(unreachable);
+    reference.clients.push(unreachable);
     await expect(unreachable.ready()).resolves.toEqual({ status: 'timeout', source: null });
     expect(unreachable.get('theme')).toBe('light');
     expect(errors[0]!.code).toBe('network');
   });
 
   it('after a reload, the cached snapshot serves at once and the first request gets a 304', async () => {
-    const key = server.createKey('production', 'client');
-    server.publish('production', snapshotOf(0, { cached: 'from before the reload' }));
+    const key = reference.server.createKey('production', 'client');
+    reference.server.publish('production', snapshotOf(0, { cached: 'from before the reload' }));
     const cache = createMemoryStorage();
     const first = start({ sdkKey: key, pollInterval: 0, cache });
     await first.client.ready();

@@ -1,24 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openWs, wsTransport } from '../../adapters/ws';
-import { demoConfig, startReferenceServer, type ReferenceServer } from '../../reference-server/index';
+import { demoConfig, startReferenceServer } from '../../reference-server/index';
 import { createClient } from '../../src/client';
-import type { FlagsClient } from '../../src/client-types';
 import type { FlagplaneError } from '../../src/errors';
 import { defineStreamTransport, type StreamTransport } from '../../src/stream/stream-transport';
+import { useReferenceServer } from '../helpers/reference-server';
 import { snapshotOf } from '../helpers/snapshots';
 import { waitFor } from '../helpers/wait-for';
 
-let server: ReferenceServer;
-const clients: FlagsClient[] = [];
+const reference = useReferenceServer();
 const TEN_MINUTES = 600_000;
 
-beforeEach(async () => {
-  server = await startReferenceServer({ port: 0 });
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await server.close();
-});
 
 function countingTransport() {
   const counter = { opened: 0 };
@@ -33,22 +25,22 @@ function start(sdkKey: string, streamTransport: StreamTransport = wsTransport) {
   const errors: FlagplaneError[] = [];
   const client = createClient({
     sdkKey,
-    baseUrl: server.baseUrl,
-    streamUrl: server.baseUrl,
+    baseUrl: reference.server.baseUrl,
+    streamUrl: reference.server.baseUrl,
     streamTransport,
     pollInterval: TEN_MINUTES,
     onError: (error) => errors.push(error),
   });
-  clients.push(client);
+  reference.clients.push(client);
   return { client, errors };
 }
 
 describe('the client stream against the reference server (real WebSockets)', () => {
   it('sees a published change through the stream, long before the next poll', async () => {
-    const { client } = start(server.createKey('production', 'server'));
+    const { client } = start(reference.server.createKey('production', 'server'));
     await client.ready();
     await waitFor(() => client.getStatus().connection === 'streaming', 5000, 'streaming');
-    const { version } = server.publish('production', snapshotOf(0, { pushed: 'through the stream' }));
+    const { version } = reference.server.publish('production', snapshotOf(0, { pushed: 'through the stream' }));
     await waitFor(() => client.get('pushed') === 'through the stream', 5000, 'the pushed value');
     expect(client.getStatus().version).toBe(version);
   });
@@ -58,26 +50,26 @@ describe('the client stream against the reference server (real WebSockets)', () 
     const { client } = start('svc_sdk_server_demo_prod_0001');
     await client.ready();
     await waitFor(() => client.getStatus().connection === 'streaming', 5000, 'streaming');
-    const port = server.port;
-    await server.close();
+    const port = reference.server.port;
+    await reference.server.close();
     await waitFor(() => client.getStatus().connection === 'reconnecting', 5000, 'reconnecting');
     const config = demoConfig();
     const production = config.environments.find((environment) => environment.id === 'production')!;
     production.snapshot = { ...snapshotOf(50, { restarted: 'yes' }), environmentId: 'production' };
-    server = await startReferenceServer({ port, config });
+    reference.server = await startReferenceServer({ port, config });
     await waitFor(() => client.getStatus().connection === 'streaming', 10_000, 'streaming again');
     await waitFor(() => client.get('restarted') === 'yes', 5000, 'the restarted server snapshot');
     expect(client.getStatus().version).toBe(50);
   });
 
   it('revoking the key closes the stream and stops reconnects; reads keep the snapshot', async () => {
-    const key = server.createKey('production', 'client');
-    server.publish('production', snapshotOf(0, { kept: 'value' }));
+    const key = reference.server.createKey('production', 'client');
+    reference.server.publish('production', snapshotOf(0, { kept: 'value' }));
     const { transport, counter } = countingTransport();
     const { client, errors } = start(key, transport);
     await client.ready();
     await waitFor(() => client.getStatus().connection === 'streaming', 5000, 'streaming');
-    server.revokeKey(key);
+    reference.server.revokeKey(key);
     await waitFor(() => errors.some((error) => error.code === 'stream'), 5000, 'a stream error');
     expect(client.getStatus().connection).toBe('polling');
     await new Promise((resolve) => setTimeout(resolve, 1500));
