@@ -39,6 +39,7 @@ console.log(client, FlagsProvider, useFlag);`,
 
 async function measure(entry) {
   const result = await build({
+    metafile: true,
     stdin: { contents: entry, resolveDir: root, loader: 'ts', sourcefile: 'app.ts' },
     bundle: true,
     minify: true,
@@ -50,14 +51,22 @@ async function measure(entry) {
     logLevel: 'silent',
   });
   const code = result.outputFiles[0].contents;
-  return { min: code.length, gzip: gzipSync(code, { level: 9 }).length };
+  const [output] = Object.values(result.metafile.outputs);
+  const parts = Object.entries(output.inputs).map(([file, { bytesInOutput }]) => ({ file, bytes: bytesInOutput }));
+  return { min: code.length, gzip: gzipSync(code, { level: 9 }).length, parts };
 }
+
+/** `--parts`: minified bytes each source file contributes (gzip cannot be split per file). */
+const showParts = process.argv.includes('--parts');
 
 let failed = false;
 for (const scenario of scenarios) {
-  const { min, gzip } = await measure(scenario.entry);
+  const { min, gzip, parts } = await measure(scenario.entry);
   const ok = gzip <= scenario.budget;
   failed ||= !ok;
   console.log(`${ok ? 'ok  ' : 'OVER'} ${scenario.name}: ${gzip} B gzip (${min} B min), budget ${scenario.budget} B`);
+  if (showParts) {
+    for (const { file, bytes } of parts.sort((a, b) => b.bytes - a.bytes)) if (bytes > 0) console.log(`     ${String(bytes).padStart(6)} ${file}`);
+  }
 }
 process.exit(failed ? 1 : 0);
