@@ -1,21 +1,14 @@
-import type { HttpRequest, HttpResult, HttpTransport } from './http-types';
+import type { HttpTransport } from './http-types';
 
 /** An {@link HttpTransport} on the platform's global `fetch`, resolved at call time. */
-export const fetchTransport: HttpTransport = async (request: HttpRequest): Promise<HttpResult> => {
+export const fetchTransport: HttpTransport = async (request) => {
   try {
-    const response = await fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      signal: request.signal,
-      keepalive: request.keepalive,
-      // We do our own ETag revalidation; the browser cache would turn our 304s into 200s.
-      cache: 'no-store',
-    });
-    const body = response.status === 304 ? '' : await response.text();
+    // `fetch` ignores the extra `url` member. `no-store`: we do our own ETag revalidation,
+    // and the browser cache would turn our 304s into 200s.
+    const response = await fetch(request.url, { ...request, cache: 'no-store' });
+    const body = await response.text();
     return { kind: 'response', status: response.status, header: (name) => response.headers.get(name), body };
   } catch (cause) {
-    if (request.signal.aborted) return { kind: 'aborted' };
-    return { kind: 'network-error', cause };
+    return request.signal.aborted ? { kind: 'aborted' } : { kind: 'network-error', cause };
   }
 };

@@ -16,40 +16,35 @@ export interface HttpClient {
 
 export function createHttpClient(transport: HttpTransport, scheduler: Scheduler, timeoutMs: number): HttpClient {
   const inFlight = new Set<AbortController>();
-
-  const send: HttpClient['send'] = (request, route, controller = new AbortController()) =>
-    new Promise<SendOutcome>((resolve) => {
+  return {
+    async send(request, route, controller = new AbortController()) {
       let timer: unknown;
-      let timedOut = false;
-      const finish = (outcome: SendOutcome) => {
-        if (!inFlight.delete(controller)) return;
-        if (timer !== undefined) scheduler.clearTimeout(timer);
-        controller.signal.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
       // Settling on abort and timeout ourselves means a transport that ignores the
       // signal cannot keep a request (or `close()`) waiting forever.
-      const onAbort = () => finish(timedOut ? { kind: 'failed', error: new TimeoutError(route, timeoutMs) } : { kind: 'aborted' });
+      const cut = new Promise<SendOutcome>((resolve) => {
+        controller.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }));
+        if (timeoutMs > 0) {
+          timer = scheduler.setTimeout(() => {
+            resolve({ kind: 'failed', error: new TimeoutError(route, timeoutMs) });
+            controller.abort();
+          }, timeoutMs);
+        }
+      });
       inFlight.add(controller);
-      controller.signal.addEventListener('abort', onAbort);
-      if (timeoutMs > 0) {
-        timer = scheduler.setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, timeoutMs);
+      let result: HttpResult | SendOutcome;
+      try {
+        result = await Promise.race([transport({ ...request, signal: controller.signal }), cut]);
+      } catch (cause) {
+        // A transport must not throw; one that does is treated as a network error.
+        result = { kind: 'network-error', cause };
       }
-      Promise.resolve()
-        .then(() => transport({ ...request, signal: controller.signal }))
-        .then(
-          (result) => finish(result.kind === 'network-error' ? { kind: 'failed', error: new NetworkError(route, result.cause) } : result),
-          (cause: unknown) => finish({ kind: 'failed', error: new NetworkError(route, cause) }),
-        );
-    });
-
-  return {
-    send,
+      inFlight.delete(controller);
+      // `timer` is undefined without a timeout; clearing that is a no-op.
+      scheduler.clearTimeout(timer);
+      return result.kind === 'network-error' ? { kind: 'failed', error: new NetworkError(route, result.cause) } : result;
+    },
     abortAll() {
-      for (const controller of [...inFlight]) controller.abort();
+      for (const controller of inFlight) controller.abort();
     },
   };
 }

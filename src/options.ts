@@ -74,55 +74,51 @@ export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   syncTabs?: boolean;
 }
 
-export const SDK_KEY_PATTERN = /^svc_sdk_(server|client)_[A-Za-z0-9_-]{8,128}$/;
+/** Defaults of the numeric options; each must be a finite number >= 0. */
+const NUMBER_DEFAULTS = {
+  pollInterval: 30_000,
+  readyTimeout: 5_000,
+  requestTimeout: 10_000,
+  flushAt: 50,
+  flushInterval: 5_000,
+};
+
+/** The string options and what they must match (`streamUrl` is optional). */
+const PATTERNS = {
+  sdkKey: /^svc_sdk_(server|client)_[\w-]{8,128}$/,
+  baseUrl: /^https?:\/\/[^/]/,
+  streamUrl: /^(ws|http)s?:\/\/[^/]/,
+};
 
 /** Options with every default applied. */
-export interface ResolvedOptions {
+export interface ResolvedOptions extends Record<keyof typeof NUMBER_DEFAULTS, number> {
   sdkKey: string;
+  /** Without a trailing slash. */
   baseUrl: string;
-  pollInterval: number;
-  readyTimeout: number;
-  requestTimeout: number;
   storageKey: string | undefined;
   streamUrl: string | undefined;
-  flushAt: number;
-  flushInterval: number;
-}
-
-function duration(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ConfigError(`${name} must be a finite number >= 0, got ${String(value)}`);
-  }
-  return value;
 }
 
 /** Validates options; the only place the SDK throws. */
 export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) throw new ConfigError('createClient needs an options object');
-  const { sdkKey, baseUrl } = options;
-  if (typeof sdkKey !== 'string' || !SDK_KEY_PATTERN.test(sdkKey)) {
-    throw new ConfigError('sdkKey must be "svc_sdk_server_<key>" or "svc_sdk_client_<key>" (<key>: 8-128 of A-Z a-z 0-9 _ -)');
+  // Spreading tolerates `null` and non-objects: they fail the sdkKey check below.
+  const resolved: Record<string, unknown> = { ...options };
+  for (const [name, pattern] of Object.entries(PATTERNS)) {
+    const value = resolved[name];
+    if ((name !== 'streamUrl' || value !== undefined) && !(typeof value === 'string' && pattern.test(value))) {
+      throw new ConfigError(`${name} must match ${pattern}`);
+    }
   }
-  if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/.test(baseUrl)) {
-    throw new ConfigError(`baseUrl must be an http(s) origin, got ${JSON.stringify(baseUrl)}`);
+  if (resolved.streamUrl && !resolved.streamTransport) throw new ConfigError('streamUrl needs streamTransport');
+  for (const [name, fallback] of Object.entries(NUMBER_DEFAULTS)) {
+    const value = resolved[name];
+    if (value === undefined) resolved[name] = fallback;
+    else if (!(Number.isFinite(value) && (value as number) >= 0)) {
+      throw new ConfigError(`${name} must be a finite number >= 0, got ${String(value)}`);
+    }
   }
-  const { streamUrl } = options;
-  if (streamUrl !== undefined && (typeof streamUrl !== 'string' || !/^(ws|wss|http|https):\/\/[^/]/.test(streamUrl))) {
-    throw new ConfigError(`streamUrl must be a ws(s) or http(s) origin, got ${JSON.stringify(streamUrl)}`);
-  }
-  if (streamUrl && !options.streamTransport) {
-    throw new ConfigError("streamUrl needs streamTransport, e.g. webSocketTransport from 'flagplane/adapters/websocket'");
-  }
-  return {
-    streamUrl,
-    sdkKey,
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    pollInterval: duration('pollInterval', options.pollInterval, 30_000),
-    readyTimeout: duration('readyTimeout', options.readyTimeout, 5_000),
-    requestTimeout: duration('requestTimeout', options.requestTimeout, 10_000),
-    storageKey: options.storageKey,
-    flushAt: Math.max(1, Math.floor(duration('flushAt', options.flushAt, 50))),
-    flushInterval: duration('flushInterval', options.flushInterval, 5_000),
-  };
+  const checked = resolved as unknown as ResolvedOptions;
+  checked.baseUrl = checked.baseUrl.replace(/\/+$/, '');
+  checked.flushAt = Math.max(1, Math.floor(checked.flushAt));
+  return checked;
 }

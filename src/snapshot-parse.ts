@@ -6,7 +6,14 @@ export type ParsedSnapshot = { kind: 'ok'; snapshot: FlagSnapshot } | { kind: 'i
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const isVersion = (value: unknown) => Number.isInteger(value) && (value as number) >= 0;
+/** `JSON.parse`, or `undefined` for text that is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Checks the envelope of a snapshot: schema version, version, environment and flag map.
@@ -14,32 +21,18 @@ const isVersion = (value: unknown) => Number.isInteger(value) && (value as numbe
  * default with a `PARSE_ERROR` instead of rejecting the whole snapshot.
  */
 export function checkSnapshot(value: unknown, origin: string): ParsedSnapshot {
-  const snapshot = (isObject(value) ? value : {}) as Record<string, unknown>;
   const problem = !isObject(value)
     ? 'is not a JSON object'
-    : !isVersion(snapshot.schemaVersion)
-      ? 'has no integer schemaVersion'
-      : snapshot.schemaVersion !== SUPPORTED_SCHEMA_VERSION
-        ? `has schemaVersion ${snapshot.schemaVersion}; this client supports ${SUPPORTED_SCHEMA_VERSION}`
-        : !isVersion(snapshot.version)
-          ? 'has no integer version >= 0'
-          : typeof snapshot.environmentId !== 'string'
-            ? 'has no string environmentId'
-            : !isObject(snapshot.flags)
-              ? 'has no flags object'
-              : null;
+    : value.schemaVersion !== SUPPORTED_SCHEMA_VERSION
+      ? `has schemaVersion ${JSON.stringify(value.schemaVersion)}; this client supports ${SUPPORTED_SCHEMA_VERSION}`
+      : !(Number.isInteger(value.version) && (value.version as number) >= 0)
+        ? 'has no integer version >= 0'
+        : typeof value.environmentId !== 'string'
+          ? 'has no string environmentId'
+          : !isObject(value.flags)
+            ? 'has no flags object'
+            : null;
   return problem
     ? { kind: 'invalid', error: new SchemaError(`${origin}: the snapshot ${problem}`) }
-    : { kind: 'ok', snapshot: value as FlagSnapshot };
-}
-
-/** Parses a response body, then checks it with {@link checkSnapshot}. */
-export function parseSnapshot(body: string, origin: string): ParsedSnapshot {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    value = undefined;
-  }
-  return checkSnapshot(value, origin);
+    : { kind: 'ok', snapshot: value as unknown as FlagSnapshot };
 }
