@@ -1,5 +1,6 @@
 import type { WeightedVariation } from '../snapshot-types';
 import { murmur3 } from './murmur3';
+import { isString } from './guards';
 
 /** Rollout weights and buckets are out of this many (0.001 % resolution). */
 export const BUCKET_COUNT = 100000;
@@ -10,7 +11,7 @@ export const BUCKET_COUNT = 100000;
  * non-zero weight: every keyless context gets the same, predictable variation.
  */
 export const bucketFor = (salt: string, key: string | undefined): number =>
-  typeof key === 'string' ? murmur3(`${salt}.${key}`) % BUCKET_COUNT : 0;
+  isString(key) ? murmur3(`${salt}.${key}`) % BUCKET_COUNT : 0;
 
 /**
  * The variation of the first slice whose cumulative weight exceeds `bucket`, or

@@ -1,26 +1,33 @@
-import type { Condition } from '../snapshot-types';
 import type { EvaluationContext } from '../evaluation-types';
-import { isObject, own } from './guards';
+import { isArray, isObject, isString, own } from './guards';
 import { OPERATORS } from './operators';
+import { check } from './validate-flag';
 
 /**
- * Whether one (already validated) condition holds for `context`. A missing attribute
- * or one of the wrong type makes the operator false before `negate` applies. An
- * unknown `kind` or `op` — from a newer schema — is false whatever `negate` says, so
- * an old client never matches a rule it cannot understand.
+ * Checks one condition of a rule (throwing when it is malformed) and answers whether it
+ * holds for `context` — against no context it is only checked. A missing attribute
+ * (absent, `null` or `undefined`) or one of the wrong type makes the operator false
+ * before `negate` applies. An unknown `kind` or `op` — from a newer schema — is not
+ * malformed but false whatever `negate` says, so an old client never matches a rule it
+ * cannot understand.
  */
-export function matchCondition(c: Condition, context: EvaluationContext): boolean {
+export function matchCondition(c: unknown, context: EvaluationContext | undefined): boolean {
+  check(isObject(c));
+  const { kind, segmentIds, attribute, op, values = [], negate } = c;
+  check(negate === undefined || typeof negate === 'boolean');
   let hit: boolean;
-  if (c.kind === 'segment') {
-    const ids: unknown = context.segmentIds;
-    hit = Array.isArray(ids) && c.segmentIds.some((id) => ids.includes(id));
-  } else if (c.kind === 'attribute' && (c.op === 'exists' || own(OPERATORS, c.op))) {
-    const attrs: unknown = context.attributes;
-    const a = isObject(attrs) && own(attrs, c.attribute) ? attrs[c.attribute] : undefined;
-    const op = OPERATORS[c.op]!;
-    hit = c.op === 'exists' ? a != null : (c.values ?? []).some((v) => op(a, v));
+  if (kind === 'segment') {
+    check(isArray(segmentIds));
+    const ids: unknown = context?.segmentIds;
+    hit = isArray(ids) && segmentIds.some((id) => ids.includes(id));
+  } else if (kind === 'attribute') {
+    check(isString(attribute) && isArray(values));
+    if (!own(OPERATORS, op as string)) return false;
+    const attrs: unknown = context?.attributes;
+    const a = isObject(attrs) && own(attrs, attribute) ? attrs[attribute] : null;
+    hit = a != null && (op === 'exists' || values.some((v) => OPERATORS[op as string]!(a, v)));
   } else {
     return false;
   }
-  return hit !== (c.negate === true);
+  return hit !== !!negate;
 }

@@ -1,32 +1,20 @@
-import type { Flag, Serve, WeightedVariation } from '../snapshot-types';
+import type { Flag, Rule } from '../snapshot-types';
 import type { EvaluationContext, FlagEvaluation } from '../evaluation-types';
-import { isObject } from './guards';
+import { isArray, isNumber, isString } from './guards';
 import { bucketFor, pickVariation } from './bucketing';
 import { matchCondition } from './conditions';
-import { isValidFlag } from './validate-flag';
+import { check, checkServe, isUint, type Unchecked } from './validate-flag';
 
 type ServedReason = Extract<FlagEvaluation, { kind: 'served' }>['reason'];
-
-const parseError = (): FlagEvaluation => ({ kind: 'error', errorCode: 'PARSE_ERROR' });
-
-function served(flag: Flag, variation: number, reason: ServedReason, ruleId?: string): FlagEvaluation {
-  const result: FlagEvaluation = { kind: 'served', value: flag.variations[variation]!, variation, reason };
-  if (ruleId !== undefined) result.ruleId = ruleId;
-  return result;
-}
-
-function serve(flag: Flag, s: Serve, key: string | undefined, ruleId?: string): FlagEvaluation {
-  // Read the way validate-flag.ts reads it: a serve with a `rollout` is a rollout.
-  const { rollout, variation } = s as { rollout?: WeightedVariation[]; variation: number };
-  return rollout
-    ? // Validation made the weights sum to 100000, so a slice always covers the bucket.
-      served(flag, pickVariation(rollout, bucketFor(flag.salt, key))!, 'SPLIT', ruleId)
-    : served(flag, variation, ruleId === undefined ? 'DEFAULT' : 'TARGETING_MATCH', ruleId);
-}
 
 /**
  * Evaluates one flag of a snapshot for `context`. Pure: no I/O, no timers, and it never
  * throws — a malformed flag yields `{ kind: 'error', errorCode: 'PARSE_ERROR' }`.
+ *
+ * An off flag needs only `on`, `variations` and an `offVariation` inside them, so
+ * turning off a flag whose targeting is broken still works as a kill switch. An on flag
+ * has every rule and the fallthrough checked, even past the rule that matched: a broken
+ * rule fails the flag for every context, not only for those who reach it.
  *
  * @param bucketingKey The context's `userId`, else the client's anonymous id; when
  *   `undefined`, rollouts serve their first slice of non-zero weight (bucket 0).
@@ -37,12 +25,40 @@ export function evaluateFlag(
   bucketingKey: string | undefined,
 ): FlagEvaluation {
   try {
-    if (!isValidFlag(flag)) return parseError();
-    if (!flag.on) return served(flag, flag.offVariation, 'DISABLED');
-    const ctx: EvaluationContext = isObject(context) ? context : {};
-    const rule = flag.rules.find((r) => r.conditions.every((c) => matchCondition(c, ctx)));
-    return rule ? serve(flag, rule.serve, bucketingKey, rule.id) : serve(flag, flag.fallthrough, bucketingKey);
+    const { on, variations, offVariation, rules, fallthrough, salt } = flag as Unchecked<Flag>;
+    check(typeof on === 'boolean' && isArray(variations));
+    const index = (i: unknown): number => {
+      check(isUint(i) && i in variations);
+      return i;
+    };
+    let variation = index(offVariation);
+    let reason: ServedReason = 'DISABLED';
+    let matched: Unchecked<Rule> | undefined;
+    if (on) {
+      check(isString(salt) && isArray(rules));
+      let serve = checkServe(fallthrough, index);
+      for (const rule of rules as Unchecked<Rule>[]) {
+        check(isString(rule.id) && isArray(rule.conditions));
+        const ruleServe = checkServe(rule.serve, index);
+        // Every condition is checked. Once one failed, or an earlier rule matched, the
+        // rest are checked only (against no context).
+        let hit = !matched;
+        for (const c of rule.conditions as unknown[]) hit = matchCondition(c, hit ? context : undefined) && hit;
+        if (hit) {
+          matched = rule;
+          serve = ruleServe;
+        }
+      }
+      if (isNumber(serve)) {
+        variation = serve;
+        reason = matched ? 'TARGETING_MATCH' : 'DEFAULT';
+      } else {
+        variation = pickVariation(serve, bucketFor(salt, bucketingKey))!;
+        reason = 'SPLIT';
+      }
+    }
+    return { kind: 'served', value: variations[variation]!, variation, reason, ...(matched && { ruleId: matched.id as string }) };
   } catch {
-    return parseError();
+    return { kind: 'error', errorCode: 'PARSE_ERROR' };
   }
 }

@@ -2,6 +2,12 @@
 export const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null;
 
+export const isString = (x: unknown): x is string => typeof x === 'string';
+
+export const isNumber = (x: unknown): x is number => typeof x === 'number';
+
+export const { isArray } = Array;
+
 // An own-property check, so names like `constructor` or `__proto__` never resolve to
 // Object.prototype members. `Object.hasOwn` is ES2022; the bundle targets ES2020.
 export const own = (o: object, key: string): boolean => ({}).hasOwnProperty.call(o, key);

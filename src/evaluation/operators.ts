@@ -1,33 +1,52 @@
 import { compareSemver } from './semver';
+import { isNumber, isString } from './guards';
 import { toEpochMs } from './dates';
 
-/** Tests an attribute value against one entry of a condition's `values`. */
+/** Tests a present attribute value against one entry of a condition's `values`. */
 export type Operator = (attribute: unknown, value: unknown) => boolean;
 
 // Both sides must have the operator's type: a numeric string such as "42" is a
 // string, never coerced to a number.
-const typed =
-  <T>(type: 'string' | 'number', f: (a: T, v: T) => boolean): Operator =>
+const numbers =
+  (f: (a: number, v: number) => boolean): Operator =>
   (a, v) =>
-    typeof a === type && typeof v === type && f(a as T, v as T);
+    isNumber(a) && isNumber(v) && f(a, v);
+
+const strings =
+  (method: 'includes' | 'startsWith' | 'endsWith'): Operator =>
+  (a, v) =>
+    isString(a) && isString(v) && a[method](v);
+
+/** `gt` is `lt` with its sides swapped. */
+const swapped =
+  (op: Operator): Operator =>
+  (a, v) =>
+    op(v, a);
+
+// Semver and date helpers return NaN for invalid input, and NaN compares false either way.
+const lt = numbers((a, v) => a < v);
+const lte = numbers((a, v) => a <= v);
+const semverLt: Operator = (a, v) => compareSemver(a, v) < 0;
+const before: Operator = (a, v) => toEpochMs(a) < toEpochMs(v);
 
 /**
- * Every operator that compares against `values` (`exists` takes none and lives in
- * conditions.ts). Look names up with `own()`: this is a plain object. Semver and date
- * helpers return NaN for invalid input, and NaN compares false either way.
+ * Every operator of schema 1. Look names up with `own()`: this is a plain object.
+ * conditions.ts has already made every operator false for an absent attribute; that is
+ * all `exists` needs, so it ignores `values`.
  */
 export const OPERATORS: Record<string, Operator> = {
-  in: (a, v) => a === v && (typeof a === 'string' || typeof a === 'number'),
-  contains: typed('string', (a: string, v: string) => a.includes(v)),
-  startsWith: typed('string', (a: string, v: string) => a.startsWith(v)),
-  endsWith: typed('string', (a: string, v: string) => a.endsWith(v)),
-  lt: typed('number', (a: number, v: number) => a < v),
-  lte: typed('number', (a: number, v: number) => a <= v),
-  gt: typed('number', (a: number, v: number) => a > v),
-  gte: typed('number', (a: number, v: number) => a >= v),
+  exists: () => true,
+  in: (a, v) => a === v && (isString(a) || isNumber(a)),
+  contains: strings('includes'),
+  startsWith: strings('startsWith'),
+  endsWith: strings('endsWith'),
+  lt,
+  lte,
+  gt: swapped(lt),
+  gte: swapped(lte),
   semverEq: (a, v) => compareSemver(a, v) === 0,
-  semverLt: (a, v) => compareSemver(a, v) < 0,
-  semverGt: (a, v) => compareSemver(a, v) > 0,
-  before: (a, v) => toEpochMs(a) < toEpochMs(v),
-  after: (a, v) => toEpochMs(a) > toEpochMs(v),
+  semverLt,
+  semverGt: swapped(semverLt),
+  before,
+  after: swapped(before),
 };

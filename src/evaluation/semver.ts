@@ -1,11 +1,11 @@
 import { memo } from './memo';
+import { isString } from './guards';
 
 // Linear-time by construction: every repetition is delimited by a character its class
-// excludes, so no input can make it backtrack. Numeric core ids carry no leading zero
-// (semver.org); a leading `v` is tolerated, as node-semver does.
-const SEMVER =
-  /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([\dA-Za-z-]+(?:\.[\dA-Za-z-]+)*))?(?:\+[\dA-Za-z-]+(?:\.[\dA-Za-z-]+)*)?$/;
-const NUMERIC = /^\d+$/;
+// excludes, so no input can make it backtrack. Identifiers are [0-9A-Za-z-]: `[\w-]`
+// once the lookahead has ruled out `_`. A leading `v` is tolerated, as node-semver does.
+const SEMVER = /^(?!.*_)v?(\d+)\.(\d+)\.(\d+)(?:-([\w-]+(?:\.[\w-]+)*))?(?:\+[\w-]+(?:\.[\w-]+)*)?$/;
+const NUMERIC = /^\d*$/;
 
 /**
  * The identifiers to compare, `[major, minor, patch, ...prerelease]`, or `undefined`
@@ -13,37 +13,30 @@ const NUMERIC = /^\d+$/;
  * outranks every real identifier (all are [0-9A-Za-z-], below `~` in ASCII), so one
  * walk yields semver.org's "1.0.0-rc.1 < 1.0.0".
  */
-export const parseSemver = (x: unknown): string[] | undefined =>
-  typeof x === 'string' ? parseString(x) : undefined;
-
-const parseString = memo((x: string): string[] | undefined => {
+export const parseSemver = memo((x: string): string[] | undefined => {
   const m = SEMVER.exec(x);
-  // Numeric prerelease ids carry no leading zero either.
-  if (!m || /(^|\.)0\d+(\.|$)/.test(m[4] ?? '')) return undefined;
-  return [m[1]!, m[2]!, m[3]!, ...(m[4] ? m[4].split('.') : ['~'])];
+  const ids = m && [m[1]!, m[2]!, m[3]!, ...(m[4]?.split('.') ?? ['~'])];
+  // Numeric identifiers carry no leading zero (semver.org); build metadata is not read.
+  return ids && !ids.some((id) => /^0\d+$/.test(id)) ? ids : undefined;
 });
 
-// Numeric identifiers rank below alphanumeric ones and compare as numbers; without
-// leading zeros a longer digit string is larger, which stays exact at any size.
-function compareIdentifier(a: string, b: string): number {
-  if (a === b) return 0; // the common case, without the two regex tests
-  const an = NUMERIC.test(a);
-  const bn = NUMERIC.test(b);
-  if (an !== bn) return an ? -1 : 1;
-  return (an && a.length - b.length) || (a < b ? -1 : a > b ? 1 : 0);
-}
+// Numeric identifiers rank below alphanumeric ones (Infinity - Infinity is NaN, which
+// falls through to ASCII order); without leading zeros a longer digit string is larger,
+// which stays exact at any size. A missing identifier (the shorter list ran out) is
+// read as "" and ranks below both.
+const rank = (id = ''): number => (NUMERIC.test(id) ? id.length : Infinity);
 
 /**
  * Sign of the precedence of `a` against `b` (semver.org 2.0 §11; build metadata
  * ignored), or NaN when either is not a valid semantic version string.
  */
 export function compareSemver(a: unknown, b: unknown): number {
-  const x = parseSemver(a);
-  const y = parseSemver(b);
+  const x = isString(a) && parseSemver(a);
+  const y = isString(b) && parseSemver(b);
   if (!x || !y) return NaN;
-  for (let i = 0; i < x.length && i < y.length; i++) {
-    const c = compareIdentifier(x[i]!, y[i]!);
-    if (c) return c;
-  }
-  return x.length - y.length;
+  let i = 0;
+  while (i < x.length && x[i] === y[i]) i++;
+  const p = x[i];
+  const q = y[i];
+  return p === q ? 0 : rank(p) - rank(q) || (p! < q! ? -1 : 1);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import vectors from '../fixtures/bucketing.json';
-import { murmur3, utf8 as encode } from '../../src/evaluation/murmur3';
+import { murmur3 } from '../../src/evaluation/murmur3';
 import { BUCKET_COUNT, bucketFor, pickVariation } from '../../src/evaluation/bucketing';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
 import type { WeightedVariation } from '../../src/snapshot-types';
@@ -39,24 +39,48 @@ describe('MurmurHash3 x86 32-bit', () => {
   });
 });
 
-describe('utf8', () => {
+// An independent MurmurHash3 over bytes (16-bit split multiplication instead of
+// Math.imul), fed with Node's own UTF-8 encoder: murmur3 must hash exactly the bytes
+// TextEncoder produces, lone surrogates included.
+function referenceHash(bytes: Uint8Array): number {
+  const mul = (a: number, b: number) => ((((a & 0xffff) * b) + ((((a >>> 16) * b) & 0xffff) << 16)) >>> 0);
+  const mulx = (a: number, b: number) => (mul(a, b & 0xffff) + ((mul(a, b >>> 16) << 16) >>> 0)) >>> 0;
+  const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
+  const mixK = (k: number) => mulx(rotl(mulx(k, 0xcc9e2d51), 15), 0x1b873593);
+  let h = 0;
+  const blocks = bytes.length - (bytes.length % 4);
+  for (let i = 0; i < blocks; i += 4) {
+    const k = (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24)) >>> 0;
+    h = (mulx(rotl((h ^ mixK(k)) >>> 0, 13), 5) + 0xe6546b64) >>> 0;
+  }
+  let tail = 0;
+  for (let i = bytes.length - 1; i >= blocks; i--) tail = ((tail << 8) | bytes[i]!) >>> 0;
+  if (bytes.length % 4) h = (h ^ mixK(tail)) >>> 0;
+  h = (h ^ bytes.length) >>> 0;
+  h = mulx(h ^ (h >>> 16), 0x85ebca6b);
+  h = mulx(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+describe('UTF-8 bytes', () => {
   const encoder = new TextEncoder();
-  const utf8 = (s: string) => {
-    const bytes: number[] = [];
-    encode(s, (b) => bytes.push(b));
-    return bytes;
+  const expectUtf8Hash = (s: string) => {
+    expect([...Buffer.from(s, 'utf8')]).toEqual([...encoder.encode(s)]);
+    expect(murmur3(s), JSON.stringify(s)).toBe(referenceHash(encoder.encode(s)));
   };
+
+  it('the reference hash agrees with the published values', () => {
+    expect(referenceHash(encoder.encode('hello'))).toBe(613153351);
+    expect(referenceHash(encoder.encode('The quick brown fox jumps over the lazy dog'))).toBe(776992547);
+  });
+
   it.each(['', 'ascii', 'é', 'José', '中文', '😀', '👩‍💻', '\u007f\u0080\u07ff\u0800\uffff', '\u{10000}\u{10ffff}'])(
-    'encodes %j like TextEncoder',
-    (s) => {
-      expect(utf8(s)).toEqual([...encoder.encode(s)]);
-    },
+    'hashes the TextEncoder bytes of %j',
+    (s) => expectUtf8Hash(s),
   );
 
   it('turns lone surrogates into U+FFFD like TextEncoder', () => {
-    for (const s of ['\ud800', '\udfff', 'a\ud83dz', '\ude00\ud83d', '\ud83d\ud83d\ude00', 'x\udc00']) {
-      expect(utf8(s)).toEqual([...encoder.encode(s)]);
-    }
+    for (const s of ['\ud800', '\udfff', 'a\ud83dz', '\ude00\ud83d', '\ud83d\ud83d\ude00', 'x\udc00']) expectUtf8Hash(s);
     expect(murmur3('flag.\ud800')).toBe(murmur3('flag.\ufffd'));
   });
 
@@ -69,8 +93,15 @@ describe('utf8', () => {
         const r = random();
         s += r < 0.7 ? String.fromCharCode((random() * 0x10000) | 0) : String.fromCodePoint(0x10000 + ((random() * 0x100000) | 0));
       }
-      expect(utf8(s)).toEqual([...encoder.encode(s)]);
+      expectUtf8Hash(s);
     }
+  });
+
+  it('a long input hashed earlier does not change the hash of a shorter one', () => {
+    const abc = murmur3('abc');
+    murmur3('é'.repeat(10_000));
+    expect(murmur3('abc')).toBe(abc);
+    expect(murmur3('abc')).toBe(0xb3dd93fa);
   });
 });
 
