@@ -1,5 +1,6 @@
 import type { Activity } from './client-state';
 import { browserOnline, browserVisibility, type OnlineSource, type VisibilitySource } from './platform/index';
+import { stopAll } from './platform/listen';
 
 export interface ActivityOptions {
   pauseWhenHidden?: boolean;
@@ -12,7 +13,6 @@ export interface ActivityOptions {
 export function watchActivity(options: ActivityOptions, onChange: () => void) {
   const visibility = options.visibilitySource ?? browserVisibility();
   const online = options.onlineSource ?? browserOnline();
-  const unsubscribe = [visibility.subscribe(onChange), online.subscribe(onChange)];
   return {
     current: (): Activity =>
       options.pauseWhenOffline !== false && !online.isOnline()
@@ -20,6 +20,6 @@ export function watchActivity(options: ActivityOptions, onChange: () => void) {
         : options.pauseWhenHidden !== false && !visibility.isVisible()
           ? 'hidden'
           : 'active',
-    stop: () => unsubscribe.forEach((stop) => stop()),
+    stop: stopAll(visibility.subscribe(onChange), online.subscribe(onChange)),
   };
 }

@@ -1,15 +1,17 @@
-import { StorageError } from './errors';
+import type { StorageError } from './errors';
 import type { StorageAdapter } from './storage-types';
-import { whenSettled } from './sync-or-async';
+import { settleStorage } from './sync-or-async';
 
-/** A random UUID v4: `crypto.randomUUID` where there is one, else from `random`. */
+/** A random UUID v4: `crypto.randomUUID` where there is one (Hermes may lack it), else from `random`. */
 export function generateId(random: () => number): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  if (crypto?.randomUUID) return crypto.randomUUID();
-  return 'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx'.replace(/[xy]/g, (c) => {
-    const n = Math.floor(random() * 16);
-    return (c === 'x' ? n : (n & 3) | 8).toString(16);
-  });
+  return (
+    crypto?.randomUUID?.() ??
+    'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx'.replace(/[xy]/g, (c) => {
+      const n = Math.floor(random() * 16);
+      return (c === 'x' ? n : (n & 3) | 8).toString(16);
+    })
+  );
 }
 
 /**
@@ -25,14 +27,14 @@ export function loadAnonymousId(
   report: (error: StorageError) => void,
 ): void {
   if (!storage) return;
-  const fail = (action: string) => (cause: unknown) =>
-    report(new StorageError(`${action} "${key}" failed: ${(cause as Error)?.message ?? cause}`, cause));
-  whenSettled(
+  settleStorage(
     () => storage.get(key),
+    'reading',
+    key,
+    report,
     (stored) => {
-      if (typeof stored === 'string' && stored.length > 0 && stored.length <= 256) return adopt(stored);
-      whenSettled(() => storage.set(key, generated), () => undefined, fail('writing'));
+      if (stored && stored.length <= 256) adopt(stored);
+      else settleStorage(() => storage.set(key, generated), 'writing', key, report);
     },
-    fail('reading'),
   );
 }

@@ -8,13 +8,14 @@ import type { StorageAdapter } from './storage-types';
 export function browserStorage(): StorageAdapter | undefined {
   try {
     const storage = (globalThis as { localStorage?: Storage }).localStorage;
-    if (!storage) return undefined;
-    return {
-      get: (key) => storage.getItem(key),
-      set: (key, value) => storage.setItem(key, value),
-      remove: (key) => storage.removeItem(key),
-    };
+    if (storage) {
+      return {
+        get: (key) => storage.getItem(key),
+        set: (key, value) => storage.setItem(key, value),
+        remove: (key) => storage.removeItem(key),
+      };
+    }
   } catch {
-    return undefined;
+    // Blocked: no default cache.
   }
 }

@@ -1,5 +1,5 @@
 import { evaluateFlag } from './evaluation/index';
-import type { EvaluationContext, EvaluationDetails, FlagEvaluation } from './evaluation-types';
+import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
 import { jsonEqual } from './json-equal';
 import type { FlagSnapshot, JsonValue } from './snapshot-types';
 
@@ -12,31 +12,23 @@ export interface EvaluateAllResult {
   changed: ReadonlySet<string>;
 }
 
-const sameOutcome = (a: EvaluationDetails, b: EvaluationDetails): boolean =>
-  a.variation === b.variation &&
-  a.reason === b.reason &&
-  a.ruleId === b.ruleId &&
-  a.errorCode === b.errorCode &&
-  jsonEqual(a.value, b.value);
-
-function evaluateOne(key: string, snapshot: FlagSnapshot, context: EvaluationContext, bucketingKey: string | undefined): EvaluationDetails {
-  let result: FlagEvaluation;
-  try {
-    result = evaluateFlag(snapshot.flags[key]!, context, bucketingKey);
-  } catch {
-    result = { kind: 'error', errorCode: 'PARSE_ERROR' };
-  }
-  if (result.kind === 'error') {
-    return { key, value: null, reason: 'ERROR', variation: null, version: snapshot.version, errorCode: result.errorCode };
-  }
-  const details: EvaluationDetails = { key, value: result.value, reason: result.reason, variation: result.variation, version: snapshot.version };
-  if (result.ruleId !== undefined) details.ruleId = result.ruleId;
-  return details;
-}
+/** Whether a flag was added, removed, or its outcome (any field but `version`) differs. */
+const differs = (before: EvaluationDetails | undefined, after: EvaluationDetails | undefined): boolean =>
+  !before ||
+  !after ||
+  (Object.keys({ ...before, ...after }) as Array<keyof EvaluationDetails>).some((field) => field !== 'version' && before[field] !== after[field]);
 
 /**
- * Evaluates every flag of `snapshot` once. A flag whose outcome equals the previous one
- * keeps its previous value object, so readers comparing with `Object.is` see no change.
+ * Keys added, removed, or whose outcome differs. Values are compared by identity:
+ * {@link evaluateAll} has already shared deep-equal ones.
+ */
+export const changedKeys = (previous: EvaluatedFlags, next: EvaluatedFlags): Set<string> =>
+  new Set([...previous.keys(), ...next.keys()].filter((key) => differs(previous.get(key), next.get(key))));
+
+/**
+ * Evaluates every flag of `snapshot` once. A value deep-equal to the previous one keeps
+ * the previous object, and a flag whose details are unchanged keeps its details object,
+ * so readers comparing with `Object.is` see no change.
  */
 export function evaluateAll(
   snapshot: FlagSnapshot | null,
@@ -45,23 +37,23 @@ export function evaluateAll(
   previous: EvaluatedFlags,
 ): EvaluateAllResult {
   const flags = new Map<string, EvaluationDetails>();
-  const changed = new Set<string>();
-  for (const key of snapshot ? Object.keys(snapshot.flags) : []) {
-    const fresh = evaluateOne(key, snapshot!, context, bucketingKey);
-    const old = previous.get(key);
-    if (old && sameOutcome(old, fresh)) {
-      flags.set(key, old.version === fresh.version ? old : { ...fresh, value: old.value });
-    } else {
-      flags.set(key, fresh);
-      changed.add(key);
+  if (snapshot) {
+    const { version } = snapshot;
+    for (const [key, flag] of Object.entries(snapshot.flags)) {
+      // The evaluator never throws: a malformed flag comes back as a PARSE_ERROR, whose
+      // errorCode lands on top of the ERROR defaults; a served outcome replaces them.
+      const { kind, ...outcome } = evaluateFlag(flag, context, bucketingKey);
+      const details: EvaluationDetails = { key, value: null, reason: 'ERROR', variation: null, ...outcome, version };
+      const old = previous.get(key);
+      if (old && jsonEqual(old.value, details.value)) details.value = old.value;
+      flags.set(key, old?.version === version && !differs(old, details) ? old : details);
     }
   }
-  for (const key of previous.keys()) if (!flags.has(key)) changed.add(key);
-  return { flags, changed };
+  return { flags, changed: changedKeys(previous, flags) };
 }
 
-const kindOf = (value: JsonValue | undefined): string =>
-  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+// One tag per JSON kind: "[object Null]", "[object Array]", "[object Object]", "[object String]"…
+const kindOf = (value: JsonValue | undefined): string => Object.prototype.toString.call(value);
 
 /**
  * The read path: the evaluated flag, else the fallback with an `ERROR` reason. When a
@@ -74,12 +66,12 @@ export function resolveRead<T extends JsonValue | undefined>(
   snapshot: FlagSnapshot | null,
   fallback: T,
 ): EvaluationDetails<JsonValue | T> {
-  const version = snapshot ? snapshot.version : null;
-  if (!snapshot) return { key, value: fallback, reason: 'ERROR', variation: null, version, errorCode: 'PROVIDER_NOT_READY' };
-  if (!evaluated) return { key, value: fallback, reason: 'ERROR', variation: null, version, errorCode: 'FLAG_NOT_FOUND' };
-  if (evaluated.reason === 'ERROR') return { ...evaluated, value: fallback };
-  if (fallback !== undefined && kindOf(evaluated.value) !== kindOf(fallback)) {
-    return { key, value: fallback, reason: 'ERROR', variation: null, version, errorCode: 'TYPE_MISMATCH' };
-  }
-  return evaluated;
+  const errorCode = !snapshot
+    ? 'PROVIDER_NOT_READY'
+    : !evaluated
+      ? 'FLAG_NOT_FOUND'
+      : (evaluated.errorCode ?? (fallback !== undefined && kindOf(evaluated.value) !== kindOf(fallback) ? 'TYPE_MISMATCH' : undefined));
+  return errorCode
+    ? { key, value: fallback, reason: 'ERROR', variation: null, version: snapshot?.version ?? null, errorCode }
+    : evaluated!;
 }

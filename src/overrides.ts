@@ -6,17 +6,14 @@ export type Overrides = ReadonlyMap<string, EvaluationDetails>;
 
 export function buildOverrides(values: Record<string, JsonValue>): Overrides {
   const overrides = new Map<string, EvaluationDetails>();
-  for (const key of Object.keys(values)) {
-    const value = values[key];
+  for (const [key, value] of Object.entries(values)) {
     if (value !== undefined) overrides.set(key, { key, value, reason: 'OVERRIDE', variation: null, version: null });
   }
   return overrides;
 }
 
-/** Keys whose override was added, removed or changed. */
-export function changedOverrides(previous: Overrides, next: Overrides): Set<string> {
-  const changed = new Set<string>();
-  for (const [key, details] of next) if (previous.get(key)?.value !== details.value) changed.add(key);
-  for (const key of previous.keys()) if (!next.has(key)) changed.add(key);
-  return changed;
-}
+/**
+ * `changedOverrides(previous, next)`: keys whose override was added, removed or changed.
+ * Values compare by identity: passing a new object, even an equal one, notifies its readers.
+ */
+export { changedKeys as changedOverrides } from './flag-values';

@@ -1,8 +1,8 @@
-import { StorageError } from './errors';
+import type { StorageError } from './errors';
 import { checkSnapshot } from './snapshot-parse';
 import type { FlagSnapshot } from './snapshot-types';
 import type { StorageAdapter } from './storage-types';
-import { whenSettled } from './sync-or-async';
+import { settleStorage } from './sync-or-async';
 
 /** The persisted record: the snapshot, its ETag and a fingerprint of the key that fetched it. */
 interface PersistedSnapshot {
@@ -12,31 +12,25 @@ interface PersistedSnapshot {
   snapshot: FlagSnapshot;
 }
 
-export type CacheRead =
-  | { kind: 'hit'; snapshot: FlagSnapshot; etag: string | null }
-  | { kind: 'miss' }
-  | { kind: 'error'; error: StorageError };
+/** A miss (nothing stored, another key's or another schema's entry) is not delivered. */
+export type CacheRead = { kind: 'hit'; snapshot: FlagSnapshot; etag: string | null } | { kind: 'error'; error: StorageError };
 
-function decode(raw: string, keyFingerprint: string, storageKey: string): CacheRead {
-  let record: Partial<PersistedSnapshot>;
-  try {
-    record = JSON.parse(raw) as Partial<PersistedSnapshot>;
-  } catch (cause) {
-    return { kind: 'error', error: new StorageError(`cached snapshot under "${storageKey}" is not JSON`, cause) };
-  }
-  // A snapshot fetched with another key (another environment or key kind) is not ours.
-  if (record?.format !== 1 || record.key !== keyFingerprint) return { kind: 'miss' };
-  const checked = checkSnapshot(record.snapshot, `cached snapshot under "${storageKey}"`);
-  if (checked.kind === 'invalid') return { kind: 'miss' };
-  return { kind: 'hit', snapshot: checked.snapshot, etag: typeof record.etag === 'string' ? record.etag : null };
-}
-
-/** Reads the cached snapshot, synchronously when the adapter is synchronous. */
+/**
+ * Reads the cached snapshot, synchronously when the adapter is synchronous, and delivers
+ * a hit or an error (`reading "<key>" failed: …`, also for a record that is not JSON).
+ */
 export function readCachedSnapshot(storage: StorageAdapter, storageKey: string, keyFingerprint: string, deliver: (read: CacheRead) => void): void {
-  whenSettled(
+  settleStorage(
     () => storage.get(storageKey),
-    (raw) => deliver(raw === null || raw === undefined ? { kind: 'miss' } : decode(raw, keyFingerprint, storageKey)),
-    (cause) => deliver({ kind: 'error', error: new StorageError(`reading "${storageKey}" failed: ${(cause as Error)?.message ?? cause}`, cause) }),
+    'reading',
+    storageKey,
+    (error) => deliver({ kind: 'error', error }),
+    (raw) => {
+      const record = JSON.parse(raw ?? 'null') as PersistedSnapshot | null;
+      // A snapshot fetched with another key (another environment or key kind) is not ours.
+      const checked = record?.format === 1 && record.key === keyFingerprint && checkSnapshot(record.snapshot, 'cache');
+      if (checked && checked.kind === 'ok') deliver({ kind: 'hit', snapshot: checked.snapshot, etag: record!.etag });
+    },
   );
 }
 
@@ -44,13 +38,9 @@ export function writeCachedSnapshot(
   storage: StorageAdapter,
   storageKey: string,
   keyFingerprint: string,
-  cached: { snapshot: FlagSnapshot; etag: string | null },
+  { snapshot, etag }: { snapshot: FlagSnapshot; etag: string | null },
   onError: (error: StorageError) => void,
 ): void {
-  const record: PersistedSnapshot = { format: 1, key: keyFingerprint, etag: cached.etag, snapshot: cached.snapshot };
-  whenSettled(
-    () => storage.set(storageKey, JSON.stringify(record)),
-    () => undefined,
-    (cause) => onError(new StorageError(`writing "${storageKey}" failed: ${(cause as Error)?.message ?? cause}`, cause)),
-  );
+  const record: PersistedSnapshot = { format: 1, key: keyFingerprint, etag, snapshot };
+  settleStorage(() => storage.set(storageKey, JSON.stringify(record)), 'writing', storageKey, onError);
 }

@@ -1,18 +1,25 @@
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+import { StorageError } from './errors';
 
 /**
- * Runs `produce` and hands its result to `onValue` — synchronously when it is not a
- * promise, so a synchronous adapter (localStorage) is read before `createClient` returns.
+ * Runs a storage call and hands its result to `onValue` (if given) — synchronously when it
+ * is not a promise, so a synchronous adapter (localStorage) is read before `createClient`
+ * returns.
+ * A throw or rejection, of the call or of `onValue` (a record that is not JSON), is
+ * reported as a `StorageError` naming the action and the key, never thrown.
  */
-export function whenSettled<T>(produce: () => T | PromiseLike<T>, onValue: (value: T) => void, onError: (error: unknown) => void): void {
-  let result: T | PromiseLike<T>;
+export function settleStorage<T>(
+  call: () => T | PromiseLike<T>,
+  action: 'reading' | 'writing',
+  key: string,
+  report: (error: StorageError) => void,
+  onValue?: (value: T) => void,
+): void {
+  const fail = (cause: unknown) => report(new StorageError(`${action} "${key}" failed: ${(cause as Error)?.message ?? cause}`, cause));
   try {
-    result = produce();
-  } catch (error) {
-    onError(error);
-    return;
+    const result = call();
+    if (typeof (result as PromiseLike<T> | null)?.then === 'function') (result as PromiseLike<T>).then(onValue).then(undefined, fail);
+    else onValue?.(result as T);
+  } catch (cause) {
+    fail(cause);
   }
-  if (isThenable(result)) (result as PromiseLike<T>).then(onValue, onError);
-  else onValue(result as T);
 }

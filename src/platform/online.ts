@@ -1,4 +1,4 @@
-import { listen } from './listen';
+import { listen, stopAll } from './listen';
 
 /**
  * Where the client learns whether the network is reachable. Replace it to drive the
@@ -19,7 +19,11 @@ export interface OnlineSource {
  */
 export function browserOnline(): OnlineSource {
   return {
-    isOnline: () => typeof navigator === 'undefined' || navigator.onLine !== false,
-    subscribe: (onChange) => listen(globalThis, ['online', 'offline'], (event) => onChange(event.type === 'online')),
+    isOnline: () => (globalThis as { navigator?: Navigator }).navigator?.onLine !== false,
+    subscribe: (onChange) =>
+      stopAll(
+        listen(globalThis, 'online', () => onChange(true)),
+        listen(globalThis, 'offline', () => onChange(false)),
+      ),
   };
 }

@@ -10,8 +10,8 @@ export interface TabSyncMessage {
 /** A cross-tab channel for snapshots. */
 export interface TabSync {
   /**
-   * Sends `message` to every other tab on the channel (never to this one). A no-op
-   * after {@link TabSync.close}.
+   * Sends `message` (structured-cloned as given) to every other tab on the channel, never
+   * to this one. A no-op after {@link TabSync.close}.
    */
   publish(message: TabSyncMessage): void;
   /** Stops sending and receiving. Idempotent. */
@@ -29,26 +29,23 @@ export interface TabSync {
  * `onSnapshot` must not throw: it runs in a message event with no caller to catch.
  */
 export function createTabSync(channelName: string, onSnapshot: (message: TabSyncMessage) => void): TabSync | null {
-  if (typeof BroadcastChannel === 'undefined') return null;
-  const channel = new BroadcastChannel(channelName);
+  const Channel = (globalThis as { BroadcastChannel?: typeof BroadcastChannel }).BroadcastChannel;
+  if (!Channel) return null;
+  // Dropped on close: postMessage on a closed channel throws.
+  let channel: BroadcastChannel | undefined = new Channel(channelName);
   // Node (server rendering, tests) keeps the process alive while a channel is open.
   (channel as { unref?: () => void }).unref?.();
-  let open = true;
   channel.onmessage = (event: MessageEvent) => {
     // Object() turns null, undefined and primitives into something safe to destructure.
     const { snapshot, etag } = Object(event.data) as Record<string, unknown>;
-    if (etag !== null && typeof etag !== 'string') return;
-    const parsed = checkSnapshot(snapshot, `tab-sync ${channelName}`);
-    if (parsed.kind === 'ok') onSnapshot({ snapshot: parsed.snapshot, etag });
+    const checked = checkSnapshot(snapshot, 'tab');
+    if (checked.kind === 'ok' && (etag === null || typeof etag === 'string')) onSnapshot({ snapshot: checked.snapshot, etag });
   };
   return {
-    publish({ snapshot, etag }) {
-      // postMessage on a closed channel throws.
-      if (open) channel.postMessage({ snapshot, etag });
-    },
+    publish: (message) => channel?.postMessage(message),
     close() {
-      open = false;
-      channel.close();
+      channel?.close();
+      channel = undefined;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { listen } from './listen';
+import { listen, stopAll } from './listen';
 
 /**
  * Where the client learns whether the page is visible. Replace it to drive the client
@@ -13,7 +13,7 @@ export interface VisibilitySource {
 
 // `document` is looked up at each call, never at import, so server rendering and React
 // Native (neither has one) load this module safely.
-const currentDocument = (): Document | undefined => (typeof document === 'undefined' ? undefined : document);
+const currentDocument = () => (globalThis as { document?: Document }).document;
 
 /**
  * Visibility from `document.visibilityState`, listening to `visibilitychange` only while
@@ -23,7 +23,7 @@ export function browserVisibility(): VisibilitySource {
   const isVisible = () => currentDocument()?.visibilityState !== 'hidden';
   return {
     isVisible,
-    subscribe: (onChange) => listen(currentDocument(), ['visibilitychange'], () => onChange(isVisible())),
+    subscribe: (onChange) => listen(currentDocument(), 'visibilitychange', () => onChange(isVisible())),
   };
 }
 
@@ -35,12 +35,10 @@ export function browserVisibility(): VisibilitySource {
  * Returns one unsubscribe that removes both listeners; a no-op outside browsers.
  */
 export function onPageHide(callback: () => void): () => void {
-  const offPageHide = listen(globalThis, ['pagehide'], () => callback());
-  const offHidden = browserVisibility().subscribe((visible) => {
-    if (!visible) callback();
-  });
-  return () => {
-    offPageHide();
-    offHidden();
-  };
+  return stopAll(
+    listen(globalThis, 'pagehide', () => callback()),
+    browserVisibility().subscribe((visible) => {
+      if (!visible) callback();
+    }),
+  );
 }
