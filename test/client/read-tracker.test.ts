@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { DiagnosticEvent } from '../../src/diagnostic-events';
-import { EventBuffer } from '../../src/event-buffer';
 import type { EvaluationDetails } from '../../src/evaluation-types';
 import { ReadTracker } from '../../src/read-tracker';
 
@@ -55,30 +54,5 @@ describe('ReadTracker', () => {
     const { events, tracker: t } = tracker();
     t.track({ key: 'm', value: 0, reason: 'ERROR', variation: null, version: 3, errorCode: 'TYPE_MISMATCH' }, undefined);
     expect(events).toEqual([{ type: 'evaluation', key: 'm', reason: 'ERROR', value: 0 }]);
-  });
-});
-
-describe('EventBuffer', () => {
-  const event = (n: number): DiagnosticEvent => ({ type: 'error', message: String(n) });
-
-  it('is bounded: past capacity the oldest are dropped and counted', () => {
-    const buffer = new EventBuffer(3);
-    for (let i = 1; i <= 5; i++) buffer.push(event(i));
-    expect(buffer.take()).toEqual([event(3), event(4), event(5)]);
-    expect(buffer.takeDropped()).toBe(2);
-    expect(buffer.takeDropped()).toBe(0);
-  });
-
-  it('restores a failed batch in front, in order, within capacity', () => {
-    const buffer = new EventBuffer(4);
-    buffer.push(event(1));
-    buffer.push(event(2));
-    const batch = buffer.take();
-    buffer.push(event(3));
-    buffer.push(event(4));
-    buffer.push(event(5));
-    buffer.restore(batch);
-    expect(buffer.take()).toEqual([event(2), event(3), event(4), event(5)]);
-    expect(buffer.takeDropped()).toBe(1);
   });
 });
