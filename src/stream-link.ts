@@ -1,12 +1,13 @@
 import type { FlagplaneError } from './errors';
 import type { Scheduler } from './scheduler';
 import type { StreamConnection } from './stream/stream-connection';
+import type { StreamConnectionState } from './stream/stream-machine';
 import type { StreamTransport } from './stream/stream-transport';
 import type { MachineEvent } from './transition';
 
 /**
  * The client's end of the stream: opens and closes connections on the transport and turns
- * their callbacks into machine events. `open()` without a stream configured does nothing.
+ * their callbacks into machine events. `connect()` without a stream configured does nothing.
  */
 export function createStreamLink(options: {
   streamUrl: string | undefined;
@@ -17,26 +18,28 @@ export function createStreamLink(options: {
   dispatch(event: MachineEvent): void;
   report(error: FlagplaneError): void;
 }) {
-  const { streamUrl, transport, dispatch } = options;
-  let connection: StreamConnection | null = null;
+  const { streamUrl, dispatch } = options;
+  // A transport without a streamUrl is not a stream (options.ts rejects the converse).
+  const transport = streamUrl && options.transport;
+  const changed = (connection: StreamConnectionState) => dispatch({ type: 'stream-state', connection });
+  let connection: StreamConnection | undefined;
   return {
-    configured: Boolean(streamUrl && transport),
+    configured: !!transport,
     connect(): void {
-      if (!streamUrl || !transport || connection) return;
-      dispatch({ type: 'stream-state', connection: 'connecting' });
+      if (!transport || connection) return;
+      changed('connecting');
+      // The options carry streamUrl, sdkKey, scheduler and lastKnownVersion already.
       connection = transport.connect({
-        streamUrl,
-        sdkKey: options.sdkKey,
-        scheduler: options.scheduler,
-        lastKnownVersion: options.lastKnownVersion,
+        ...(options as typeof options & { streamUrl: string }),
         onNotify: (kind, version) => dispatch({ type: 'stream-notify', kind, version }),
-        onConnectionChange: (state) => dispatch({ type: 'stream-state', connection: state }),
+        onConnectionChange: changed,
         onError: options.report,
       });
     },
     disconnect(): void {
+      // Cleared first: close() reports `stopped` through dispatch, which may lead back here.
       const current = connection;
-      connection = null;
+      connection = undefined;
       current?.close();
     },
   };

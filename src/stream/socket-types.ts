@@ -1,13 +1,19 @@
+import type { SocketEvent } from './stream-machine';
+
 /**
- * The small socket contract the stream core needs, so that any platform can plug in its
- * own WebSocket (see `adapters/websocket.ts` and `adapters/ws.ts`).
+ * The small socket contracts of the stream core. `SocketOpener` is the public one, so that any
+ * platform can plug in its own WebSocket (see `adapters/ws.ts`); the core adapts it to its own
+ * `StreamEventOpener`, which `adapters/websocket.ts` implements directly on the WHATWG WebSocket.
  */
 
-/** One open (or opening) socket, as the core drives it. */
+/**
+ * One open (or opening) socket, as the core drives it: the core sends only once the socket has
+ * delivered a frame (so it is open), and closes it with 1000, which a WebSocket never rejects.
+ */
 export interface StreamSocket {
-  /** Sends one text frame; a no-op unless the socket is open. Never throws. */
+  /** Sends one text frame. A `SocketOpener`'s is a no-op unless the socket is open, and never throws. */
   send(data: string): void;
-  /** Closes the socket (also while it is still opening); a no-op once closed. Never throws. */
+  /** Closes the socket (also while it is still opening); a no-op once closed. A `SocketOpener`'s never throws. */
   close(code?: number, reason?: string): void;
 }
 
@@ -34,3 +40,9 @@ export type SocketOpener = (
   options: { protocols: string[]; sdkKey: string },
   handlers: StreamSocketHandlers,
 ) => StreamSocket;
+
+/**
+ * The core's own opener: opens a socket to `url` offering `protocols` and reports what happens
+ * to it as socket events, asynchronously. A WHATWG WebSocket is one returned as it is.
+ */
+export type StreamEventOpener = (url: string, protocols: string[], on: (event: SocketEvent) => void) => StreamSocket;

@@ -1,7 +1,8 @@
 import type { Scheduler } from '../scheduler';
-import type { StreamSocket, SocketOpener } from './socket-types';
+import type { StreamEventOpener, StreamSocket, SocketOpener } from './socket-types';
 import type { StreamError } from './stream-error';
 import type { StreamConnectionState, StreamEvent, StreamNotifyKind } from './stream-machine';
+import type { StreamConnectOptions } from './stream-transport';
 import { initialStreamState, streamTransition } from './stream-machine';
 
 export interface StreamConnectionOptions {
@@ -11,7 +12,7 @@ export interface StreamConnectionOptions {
   transport: SocketOpener;
   /** Every timer and the jitter go through it. */
   scheduler: Scheduler;
-  /** The version of the snapshot the client holds, for `subscribe`; `null` when it has none. Read as each frame arrives. */
+  /** The version of the snapshot the client holds, for `subscribe`; `null` when it has none. Read as each event is handled. */
   lastKnownVersion(): number | null;
   /** The server announced a new version (`updated`) or asks for a refetch (`resync`). */
   onNotify(kind: StreamNotifyKind, version: number): void;
@@ -32,34 +33,49 @@ export function streamEndpoint(streamUrl: string): string {
   return streamUrl.replace(/^http/, 'ws').replace(/\/+$/, '') + '/sdk/v1/stream';
 }
 
+/** A {@link SocketOpener}, seen as a {@link StreamEventOpener}: each handler reports one socket event. */
+const fromSocketOpener =
+  (open: SocketOpener, sdkKey: string): StreamEventOpener =>
+  (url, protocols, on) =>
+    open(url, { protocols, sdkKey }, {
+      onOpen: () => on({ type: 'open' }),
+      onMessage: (data) => on({ type: 'message', data }),
+      onClose: (code, reason) => on({ type: 'close', code, reason }),
+      onError: (cause) => on({ type: 'error', cause }),
+    });
+
+/** {@link openStream} on a {@link SocketOpener}: how `defineStreamTransport` plugs any socket. */
+export function createStreamConnection(options: StreamConnectionOptions): StreamConnection {
+  return openStream(options, fromSocketOpener(options.transport, options.sdkKey));
+}
+
 /**
  * Opens the stream at once and keeps it open: reconnects with backoff, answers pings,
  * detects silence, and stops for good on 4401 or 4403 (protocol.md §6). This is the shell
  * around `streamTransition`: it owns the socket and the timer and carries out each step.
  * Callbacks never run inside this call, except `onError` then `onConnectionChange('stopped')`
- * when the transport throws (a socket that can never open). Callbacks must not throw.
+ * when the opener throws (a socket that can never open). Callbacks must not throw.
  */
-export function createStreamConnection(options: StreamConnectionOptions): StreamConnection {
-  const { scheduler, sdkKey } = options;
+export function openStream(options: StreamConnectOptions, openSocket: StreamEventOpener): StreamConnection {
+  const { scheduler } = options;
   const url = streamEndpoint(options.streamUrl);
-  const protocols = ['flagplane.v1', 'flagplane.key.' + sdkKey];
+  const protocols = ['flagplane.v1', 'flagplane.key.' + options.sdkKey];
   let state = initialStreamState;
   let socket: StreamSocket | undefined;
-  // Bumped whenever the socket is dropped, so that a dropped socket's late events are ignored.
-  let generation = 0;
   // The one timer: the reconnect delay and the silence window are never pending together.
   let timer: unknown;
 
   function open(): void {
-    const mine = ++generation;
-    // Checked before an event is even built: a dropped socket must not reach any callback.
-    const live = () => mine === generation;
+    let mine: StreamSocket | undefined;
     try {
-      socket = options.transport(url, { protocols, sdkKey }, {
-        onOpen: () => live() && dispatch({ type: 'socket-open' }),
-        onMessage: (data) => live() && dispatch({ type: 'message', data, lastKnownVersion: options.lastKnownVersion(), random: scheduler.random() }),
-        onClose: (code, reason) => live() && dispatch({ type: 'socket-closed', code, reason, random: scheduler.random() }),
-        onError: (cause) => live() && dispatch({ type: 'socket-error', cause, random: scheduler.random() }),
+      socket = mine = openSocket(url, protocols, (event) => {
+        // A callback that throws must not escape into the socket's event dispatch (where
+        // Node's EventTarget would crash the process).
+        try {
+          // A socket that was dropped (or replaced) is no longer `socket`: its late events must
+          // not reach dispatch, nor any callback.
+          if (socket === mine) dispatch(event);
+        } catch {}
       });
     } catch (cause) {
       dispatch({ type: 'open-failed', cause });
@@ -67,28 +83,24 @@ export function createStreamConnection(options: StreamConnectionOptions): Stream
   }
 
   function dispatch(event: StreamEvent): void {
-    const before = state.connection;
-    const step = streamTransition(state, event);
-    const { timer: delay, send, notify, report } = step;
-    // A callback that calls close() runs a newer step; what is left of this one is then stale.
-    const current = () => state === step.state;
+    const before = state;
+    const step = streamTransition(state, event, scheduler.random(), options.lastKnownVersion());
     state = step.state;
-    if (delay !== undefined) {
-      scheduler.clearTimeout(timer);
-      timer = delay === null ? undefined : scheduler.setTimeout(() => dispatch({ type: 'timer-fired', random: scheduler.random() }), delay);
-    }
-    if (step.socket === 'close') {
-      generation++;
+    scheduler.clearTimeout(timer);
+    // A cleared id left behind is harmless: clearing it again is a no-op.
+    if (step.timer !== null) timer = scheduler.setTimeout(() => dispatch({ type: 'timer' }), step.timer);
+    // A socket is open exactly while connecting or streaming.
+    if (state.connection === 'reconnecting' || state.connection === 'stopped') {
       socket?.close(1000);
       socket = undefined;
-    }
-    if (step.socket === 'open') open();
-    if (send) socket?.send(JSON.stringify(send));
-    if (notify) options.onNotify(notify.kind, notify.version);
-    if (report) options.onError(report);
-    if (current() && state.connection !== before) options.onConnectionChange(state.connection);
+    } else if (!socket) open();
+    if (step.send) socket?.send(JSON.stringify(step.send));
+    if (step.notify) options.onNotify(step.notify.kind, step.notify.version);
+    if (step.report) options.onError(step.report);
+    // A callback that called close() ran a newer step; the change of this one is then stale.
+    if (state === step.state && state.connection !== before.connection) options.onConnectionChange(state.connection);
   }
 
-  dispatch({ type: 'connect-requested' });
-  return { close: () => dispatch({ type: 'close-requested' }) };
+  dispatch({ type: 'start' });
+  return { close: () => dispatch({ type: 'stop' }) };
 }

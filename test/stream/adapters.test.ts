@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, WebSocket as WsWebSocket } from 'ws';
-import { openWebSocket } from '../../adapters/websocket';
+import { openWebSocket, webSocketTransport } from '../../adapters/websocket';
 import { openWs } from '../../adapters/ws';
 import type { StreamSocketHandlers, SocketOpener } from '../../src/stream/socket-types';
 import { countingScheduler, recordStream, SDK_KEY } from './harness';
@@ -76,10 +76,13 @@ describe('handshake headers', () => {
 });
 
 describe('adapters/websocket without a global WebSocket', () => {
-  it('imports fine, and a stream on it stops with a reported error instead of throwing', () => {
+  it.each([
+    ['openWebSocket', openWebSocket],
+    ['webSocketTransport', webSocketTransport],
+  ])('imports fine, and a stream on %s stops with a reported error instead of throwing', (_name, transport) => {
     delete globals.WebSocket;
     const { scheduler, pending } = countingScheduler();
-    const stream = recordStream({ transport: openWebSocket, scheduler });
+    const stream = recordStream({ transport, scheduler });
     expect(stream.connections()).toEqual(['stopped']);
     expect(stream.errors()).toMatchObject([{ closeCode: null, reason: 'cannot open', cause: expect.any(ReferenceError) }]);
     expect(pending.size).toBe(0);
@@ -181,6 +184,62 @@ describe.each(adapters)('%s frames', (_name, transport) => {
       await waitFor(() => calls.some((call) => call.startsWith('close')), 'the close');
       expect(calls).toEqual(['open', 'message {"type":"ping","ts":1}', 'message ', 'close 4403']);
     } finally {
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
+  });
+});
+
+describe('webSocketTransport frames', () => {
+  beforeEach(() => {
+    globals.WebSocket = WsWebSocket;
+  });
+
+  it('keeps a callback that throws from escaping into the socket', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: () => 'flagplane.v1' });
+    wss.on('connection', (ws) => {
+      ws.send(JSON.stringify({ type: 'connected', protocol: 1, environmentId: 'production', version: 1, heartbeatMs: 15_000 }));
+      ws.send(JSON.stringify({ type: 'snapshot.updated', environmentId: 'production', version: 2 }));
+    });
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    const address = wss.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const { scheduler } = countingScheduler();
+    const stream = recordStream({
+      transport: webSocketTransport,
+      streamUrl: `ws://127.0.0.1:${port}`,
+      scheduler,
+      // Each callback on the socket's events throws (the one inside close() runs in the test).
+      onCallback: (entry) => {
+        if (entry.type !== 'connection' || entry.connection !== 'stopped') throw new Error('the app failed');
+      },
+    });
+    try {
+      await waitFor(() => stream.notifies().length > 0, 'snapshot.updated');
+      // An exception escaping a ws listener would be an uncaught error and fail this run.
+      expect(stream.log.map((entry) => entry.type)).toEqual(['connection', 'notify']);
+    } finally {
+      stream.connection.close();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
+  });
+
+  it('takes a binary frame for a broken one: reported as bad frame, then a reconnect', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: () => 'flagplane.v1' });
+    wss.on('connection', (ws) => {
+      ws.send(JSON.stringify({ type: 'connected', protocol: 1, environmentId: 'production', version: 1, heartbeatMs: 15_000 }));
+      ws.send(Buffer.from('{"type":"ping","ts":2}'), { binary: true });
+    });
+    await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+    const address = wss.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const { scheduler } = countingScheduler();
+    const stream = recordStream({ transport: webSocketTransport, streamUrl: `ws://127.0.0.1:${port}`, scheduler });
+    try {
+      await waitFor(() => stream.errors().length > 0, 'the report');
+      expect(stream.errors()).toMatchObject([{ closeCode: null, reason: 'bad frame ' }]);
+      expect(stream.connections()).toEqual(['streaming', 'reconnecting']);
+    } finally {
+      stream.connection.close();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     }
   });

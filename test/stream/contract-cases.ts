@@ -1,21 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { SocketOpener } from '../../src/stream/socket-types';
 import { StreamError } from '../../src/stream/stream-error';
+import type { StreamTransport } from '../../src/stream/stream-transport';
 import { countingScheduler, recordStream } from './harness';
-import { DEMO, sleep, spyTransport, useReferenceServers, waitFor } from './servers';
+import type { SocketSpy } from './servers';
+import { DEMO, sleep, useReferenceServers, waitFor } from './servers';
+
+/** What a contract run streams on, and the spy on its sockets; called once per stream. */
+export type SpiedTransport = () => { transport: SocketOpener | StreamTransport; spy: SocketSpy };
 
 /**
  * The stream contract against the real reference server (real sockets, real timers, random
- * fixed at 0 so that the first reconnect comes after exactly 1 s). Shared by both adapters.
+ * fixed at 0 so that the first reconnect comes after exactly 1 s). Shared by both adapters
+ * and by `webSocketTransport`.
  */
-export function describeStreamContract(name: string, transport: SocketOpener): void {
+export function describeStreamContract(name: string, spied: SpiedTransport): void {
   describe(`stream contract over ${name}`, () => {
     const servers = useReferenceServers();
 
     function open(streamUrl: string, sdkKey: string, version: number | null) {
       const { scheduler, pending } = countingScheduler(0);
-      const { transport: spied, spy } = spyTransport(transport);
-      const stream = servers.track(recordStream({ streamUrl, sdkKey, transport: spied, scheduler, version }));
+      const { transport, spy } = spied();
+      const stream = servers.track(recordStream({ streamUrl, sdkKey, transport, scheduler, version }));
       return { ...stream, spy, pending };
     }
 

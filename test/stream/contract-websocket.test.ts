@@ -1,7 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
-import { openWebSocket } from '../../adapters/websocket';
+import { openWebSocket, webSocketTransport } from '../../adapters/websocket';
 import { describeStreamContract } from './contract-cases';
+import { spyGlobalWebSocket, spyTransport } from './servers';
 
 // The browser path: the global WebSocket (played by ws's WHATWG-style class, for this file
 // only), which cannot set headers, so the key travels as the flagplane.key subprotocol.
@@ -16,4 +17,6 @@ afterAll(() => {
   else globals.WebSocket = original;
 });
 
-describeStreamContract('adapters/websocket (global WebSocket)', openWebSocket);
+describeStreamContract('adapters/websocket openWebSocket (global WebSocket)', () => spyTransport(openWebSocket));
+// The transport an app passes drives the global WebSocket without the SocketOpener layer.
+describeStreamContract('adapters/websocket webSocketTransport (global WebSocket)', () => ({ transport: webSocketTransport, spy: spyGlobalWebSocket() }));

@@ -5,6 +5,7 @@ import { createStreamConnection } from '../../src/stream/stream-connection';
 import type { StreamConnection } from '../../src/stream/stream-connection';
 import type { StreamError } from '../../src/stream/stream-error';
 import type { StreamConnectionState, StreamNotifyKind } from '../../src/stream/stream-machine';
+import type { StreamConnectOptions, StreamTransport } from '../../src/stream/stream-transport';
 
 export const SDK_KEY = 'svc_sdk_client_stream_test_01';
 
@@ -67,7 +68,8 @@ export type Recorded =
 export interface RecordOptions {
   streamUrl?: string;
   sdkKey?: string;
-  transport: SocketOpener;
+  /** A socket opener (run through `createStreamConnection`), or a whole stream transport. */
+  transport: SocketOpener | StreamTransport;
   scheduler?: Scheduler;
   /** Returned by `lastKnownVersion()`; change it through `setVersion`. @default 7 */
   version?: number | null;
@@ -84,10 +86,10 @@ export function recordStream(options: RecordOptions) {
     log.push(entry);
     options.onCallback?.(entry);
   };
-  const connection: StreamConnection = createStreamConnection({
+  const { transport } = options;
+  const connectOptions: StreamConnectOptions = {
     streamUrl: options.streamUrl ?? 'https://stream.flags.test',
     sdkKey: options.sdkKey ?? SDK_KEY,
-    transport: options.transport,
     scheduler: options.scheduler ?? { ...defaultScheduler, random: () => 0 },
     lastKnownVersion: () => {
       versionReads++;
@@ -96,7 +98,9 @@ export function recordStream(options: RecordOptions) {
     onNotify: (kind, v) => record({ type: 'notify', kind, version: v }),
     onConnectionChange: (c) => record({ type: 'connection', connection: c }),
     onError: (error) => record({ type: 'error', error }),
-  });
+  };
+  const connection: StreamConnection =
+    typeof transport == 'function' ? createStreamConnection({ ...connectOptions, transport }) : transport.connect(connectOptions);
   return {
     connection,
     log,

@@ -1,4 +1,5 @@
 import { afterEach } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { startReferenceServer } from '../../reference-server/index';
 import type { ReferenceServer, ReferenceServerOptions } from '../../reference-server/index';
 import type { SocketOpener } from '../../src/stream/socket-types';
@@ -34,9 +35,18 @@ export function useReferenceServers() {
   };
 }
 
+/** The sockets a test opened, and the frames both ways. */
+export interface SocketSpy {
+  opened: number;
+  received: Array<Record<string, unknown>>;
+  sent: Array<Record<string, unknown>>;
+}
+
+const newSpy = (): SocketSpy => ({ opened: 0, received: [], sent: [] });
+
 /** Wraps a transport to count the sockets it opens and record the frames both ways. */
 export function spyTransport(inner: SocketOpener) {
-  const spy = { opened: 0, received: [] as Array<Record<string, unknown>>, sent: [] as Array<Record<string, unknown>> };
+  const spy = newSpy();
   const transport: SocketOpener = (url, options, handlers) => {
     spy.opened++;
     const socket = inner(url, options, {
@@ -55,6 +65,28 @@ export function spyTransport(inner: SocketOpener) {
     };
   };
   return { transport, spy };
+}
+
+/**
+ * Installs, as the global WebSocket, ws's WHATWG-style class (what `webSocketTransport` drives),
+ * spied on: it counts the sockets opened and records the frames both ways. The test file
+ * restores the original global.
+ */
+export function spyGlobalWebSocket(): SocketSpy {
+  const spy = newSpy();
+  (globalThis as { WebSocket?: unknown }).WebSocket = class extends WsWebSocket {
+    constructor(url: string, protocols: string[]) {
+      super(url, protocols);
+      spy.opened++;
+      this.on('message', (data) => spy.received.push(JSON.parse(String(data)) as Record<string, unknown>));
+    }
+
+    override send(data: unknown): void {
+      spy.sent.push(JSON.parse(String(data)) as Record<string, unknown>);
+      super.send(data as string);
+    }
+  };
+  return spy;
 }
 
 /** Polls `check` with real timers; fails after `timeoutMs` (generous: the machine is shared). */

@@ -1,27 +1,29 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defaultScheduler } from '../../src/scheduler';
 import { initialStreamState, streamTransition } from '../../src/stream/stream-machine';
-import type { StreamEvent, StreamState } from '../../src/stream/stream-machine';
+import type { StreamEvent, StreamState, StreamStep } from '../../src/stream/stream-machine';
 import { connectedFrame, createFakeTransport, recordStream } from './harness';
 import type { FakeSocket } from './harness';
 
-const connected: StreamEvent = { type: 'message', data: JSON.stringify(connectedFrame()), lastKnownVersion: 1, random: 0 };
+const connected: StreamEvent = { type: 'message', data: JSON.stringify(connectedFrame()) };
+
+const step = (state: StreamState, event: StreamEvent, random = 0): StreamStep => streamTransition(state, event, random, 1);
 
 /** Drives the machine through `count` failed connections and returns the delays it chose. */
-function failures(state: StreamState, count: number, random: number): { delays: Array<number | null | undefined>; state: StreamState } {
-  const delays: Array<number | null | undefined> = [];
+function failures(state: StreamState, count: number, random: number): { delays: Array<number | null>; state: StreamState } {
+  const delays: Array<number | null> = [];
   for (let i = 0; i < count; i++) {
-    const step = streamTransition(state, { type: 'socket-closed', code: 1006, reason: '', random });
-    delays.push(step.timer);
+    const closed = step(state, { type: 'close', code: 1006, reason: '' }, random);
+    delays.push(closed.timer);
     // The reconnect timer fires, a new socket opens (and even opens), then fails again.
-    state = streamTransition(step.state, { type: 'timer-fired', random }).state;
-    state = streamTransition(state, { type: 'socket-open' }).state;
+    state = step(closed.state, { type: 'timer' }, random).state;
+    state = step(state, { type: 'open' }).state;
   }
   return { delays, state };
 }
 
 describe('reconnect backoff (pure)', () => {
-  const start = streamTransition(initialStreamState, { type: 'connect-requested' }).state;
+  const start = step(initialStreamState, { type: 'start' }).state;
 
   it('doubles from 1 s to a cap of 60 s without jitter when random is 0', () => {
     expect(failures(start, 8, 0).delays).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
@@ -35,7 +37,7 @@ describe('reconnect backoff (pure)', () => {
   it('resets after connected, not after a socket merely opened', () => {
     const { state } = failures(start, 3, 0);
     expect(failures(state, 1, 0).delays).toEqual([8000]);
-    const afterConnected = streamTransition(state, connected).state;
+    const afterConnected = step(state, connected).state;
     expect(afterConnected.attempt).toBe(0);
     expect(failures(afterConnected, 2, 0).delays).toEqual([1000, 2000]);
   });

@@ -9,16 +9,21 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** Every kind of socket event, as a server (or the network) would play it. */
+const lateEvents: Array<[name: string, play: (socket: FakeSocket) => void]> = [
+  ['open', (socket) => socket.open()],
+  ['connected', (socket) => socket.receive(connectedFrame())],
+  ['ping', (socket) => socket.receive({ type: 'ping', ts: 9 })],
+  ['snapshot.updated', (socket) => socket.receive({ type: 'snapshot.updated', environmentId: 'production', version: 99 })],
+  ['a frame that is not JSON', (socket) => socket.receive('not json')],
+  ['a transport error', (socket) => socket.fail()],
+  ['a 4403 close', (socket) => socket.serverClose(4403, 'revoked')],
+  ['a 1001 close', (socket) => socket.serverClose(1001)],
+];
+
 /** Plays every server event on a socket the client has let go of. */
 function everythingArrivesLate(socket: FakeSocket): void {
-  socket.open();
-  socket.receive(connectedFrame());
-  socket.receive({ type: 'ping', ts: 9 });
-  socket.receive({ type: 'snapshot.updated', environmentId: 'production', version: 99 });
-  socket.receive('not json');
-  socket.fail();
-  socket.serverClose(4403, 'revoked');
-  socket.serverClose(1001);
+  for (const [, play] of lateEvents) play(socket);
 }
 
 /** After close(): nothing pending, nothing new, and a long wait changes nothing. */
@@ -146,6 +151,59 @@ describe('close()', () => {
 });
 
 describe('a socket the client let go of', () => {
+  // The shell drops them before the machine sees them; one event at a time, in both states
+  // without a socket.
+  describe.each([
+    ['after close()', (stream: ReturnType<typeof recordStream>) => stream.connection.close(), ['streaming', 'stopped']],
+    ['while a reconnect is pending', (_stream: ReturnType<typeof recordStream>, socket: FakeSocket) => socket.serverClose(1006), ['streaming', 'reconnecting']],
+  ] as const)('%s', (_state, drop, connections) => {
+    it.each(lateEvents)('ignores a late %s', async (_name, play) => {
+      const fake = createFakeTransport();
+      const stream = recordStream({ transport: fake.transport });
+      const first = fake.last;
+      first.open();
+      first.receive(connectedFrame(1000));
+      drop(stream, first);
+      const logged = stream.log.length;
+      const reads = stream.versionReads();
+      const timers = vi.getTimerCount();
+      play(first);
+      expect(stream.log).toHaveLength(logged);
+      expect(stream.connections()).toEqual(connections);
+      expect(stream.versionReads()).toBe(reads);
+      expect(first.sent).toEqual([{ type: 'subscribe', environmentId: 'production', lastKnownVersion: 7 }]);
+      expect(vi.getTimerCount()).toBe(timers);
+      stream.connection.close();
+    });
+  });
+
+  it.each([
+    ['a server close', (socket: FakeSocket) => socket.serverClose(1006)],
+    ['a frame that is not JSON', (socket: FakeSocket) => socket.receive('garbage')],
+    ['silence', () => vi.advanceTimersByTimeAsync(2000)],
+  ])('is ignored while the reconnect after %s is pending, which still comes on time', async (_name, drop) => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    const first = fake.last;
+    first.open();
+    first.receive(connectedFrame(1000));
+    await drop(first);
+    expect(stream.connections()).toEqual(['streaming', 'reconnecting']);
+    const logged = stream.log.length;
+    const reads = stream.versionReads();
+    everythingArrivesLate(first);
+    expect(stream.log).toHaveLength(logged);
+    expect(stream.versionReads()).toBe(reads);
+    expect(first.sent).toEqual([{ type: 'subscribe', environmentId: 'production', lastKnownVersion: 7 }]);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(fake.sockets).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fake.sockets).toHaveLength(2);
+    expect(stream.connections()).toEqual(['streaming', 'reconnecting', 'connecting']);
+    stream.connection.close();
+  });
+
   it('is ignored after a reconnect replaced it', async () => {
     const fake = createFakeTransport();
     const stream = recordStream({ transport: fake.transport });
