@@ -45,7 +45,10 @@ export interface MachineState {
   readonly activity: Activity;
 }
 
-/** Bootstrap and cached snapshots arrive as `snapshot-received` events after this. */
+/**
+ * Bootstrap and cached snapshots arrive as `snapshot-received` events after this. It is
+ * paused (`offline`: no request) until `start` brings the platform's activity.
+ */
 export function initialState(): MachineState {
   return {
     status: { status: 'initializing', connection: 'polling', source: null, version: null, error: null },
@@ -55,6 +58,6 @@ export function initialState(): MachineState {
     fetch: 'idle',
     wanted: null,
     catchUps: 0,
-    activity: 'active',
+    activity: 'offline',
   };
 }

@@ -17,18 +17,12 @@ import { defaultScheduler } from './scheduler';
 import { readCachedSnapshot, writeCachedSnapshot } from './snapshot-cache';
 import { checkSnapshot } from './snapshot-parse';
 import { SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
-import type { JsonValue } from './snapshot-types';
+import type { FlagSnapshot, JsonValue } from './snapshot-types';
 import { buildOverrides, changedOverrides, type Overrides } from './overrides';
 import { ReadTracker } from './read-tracker';
-import { Subscribable } from './subscribable';
+import { createSubscribable } from './subscribable';
 import { createStreamLink } from './stream-link';
 import { transition, type Effect, type MachineEvent, type TimerName } from './transition';
-
-const TIMER_EVENTS: Record<TimerName, MachineEvent> = {
-  poll: { type: 'poll-due' },
-  ready: { type: 'ready-timeout' },
-  'catch-up': { type: 'catch-up-due' },
-};
 
 /**
  * Creates a feature-flag client and starts fetching. Throws a `ConfigError` for invalid
@@ -37,21 +31,30 @@ const TIMER_EVENTS: Record<TimerName, MachineEvent> = {
 export function createClient<D extends FlagDefaults = FlagDefaults>(options: ClientOptions<D>): FlagsClient<D> {
   const config = resolveOptions(options as ClientOptions);
   const scheduler = options.scheduler ?? defaultScheduler;
-  const http = createHttpClient(options.transport ?? fetchTransport, scheduler, config.requestTimeout);
+  const newHttpClient = () => createHttpClient(options.transport ?? fetchTransport, scheduler, config.requestTimeout);
+  const http = newHttpClient();
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);
   let context: EvaluationContext = options.context ?? {};
   let overrides: Overrides = new Map();
-  let sessionTraits: Traits = (context.attributes ?? {}) as Traits;
+  let sessionTraits = (context.attributes ?? {}) as Traits;
+  const callOnError = (error: FlagplaneError) => {
+    try {
+      options.onError?.(error);
+    } catch {
+      // The app's own error handler failed; there is nowhere left to report it.
+    }
+  };
   const events =
     options.events === false
       ? null
       : createEventSender({
           ...config,
           // Its own HTTP client: close() aborts polling but still sends the last flush.
-          http: createHttpClient(options.transport ?? fetchTransport, scheduler, config.requestTimeout),
+          http: newHttpClient(),
           scheduler,
-          report: (error) => reportError(error, false),
+          // Not buffered: the event sender's own errors would feed themselves.
+          report: callOnError,
           newWindow: () => tracker?.newWindow(),
         });
   const tracker = events && new ReadTracker((event) => events.push(event));
@@ -64,130 +67,136 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   let state: MachineState = initialState();
   let flags: EvaluatedFlags = new Map();
   let allValues: Record<string, JsonValue> | null = null;
-  let snapshotController: AbortController | null = null;
-  let fetchWaiters: Array<() => void> = [];
-  const timers: Record<TimerName, unknown> = { poll: undefined, ready: undefined, 'catch-up': undefined };
+  let snapshotController: AbortController | undefined;
+  // The latest snapshot fetch, settled once its outcome is dispatched.
+  let fetching = Promise.resolve();
+  const timers: Partial<Record<TimerName, unknown>> = {};
   let resolveReady!: (result: ReadyResult) => void;
   const readyPromise = new Promise<ReadyResult>((resolve) => (resolveReady = resolve));
 
-  /** `buffer: false` for the event sender's own errors: buffered, they would feed themselves. */
-  const reportError = (error: FlagplaneError, buffer = true) => {
-    if (buffer) {
-      events?.push({ type: 'error', message: error.message.split(config.sdkKey).join('[sdk key]').slice(0, 2048) });
-    }
-    try {
-      options.onError?.(error);
-    } catch {
-      // The app's own error handler failed; there is nowhere left to report it.
-    }
+  const reportError = (error: FlagplaneError) => {
+    events?.push({ type: 'error', message: error.message.split(config.sdkKey).join('[sdk key]').slice(0, 2048) });
+    callOnError(error);
   };
-  const listeners = new Subscribable<ChangeEvent>((cause) =>
+  const listeners = createSubscribable<ChangeEvent>((cause) =>
     reportError(new FlagplaneError('listener', `a subscribe listener threw: ${(cause as Error)?.message ?? cause}`, cause)),
   );
 
-  const clearTimer = (name: TimerName) => {
-    if (timers[name] !== undefined) scheduler.clearTimeout(timers[name]);
-    timers[name] = undefined;
-  };
+  /** Arms the timer (replacing it), or only clears it when `delay` is `null`. */
   const setTimer = (name: TimerName, delay: number | null) => {
-    clearTimer(name);
+    scheduler.clearTimeout(timers[name]);
     if (delay === null) return;
     timers[name] = scheduler.setTimeout(() => {
+      // A fired id is never cleared: a platform may reuse it for another timer.
       timers[name] = undefined;
-      dispatch(TIMER_EVENTS[name]);
+      dispatch({ type: name });
     }, delay);
   };
-  const settleFetchWaiters = () => {
-    const waiters = fetchWaiters;
-    fetchWaiters = [];
-    for (const resolve of waiters) resolve();
-  };
 
-  function startFetch(minVersion: number | null): void {
-    snapshotController?.abort();
-    const controller = new AbortController();
-    snapshotController = controller;
-    const request = snapshotRequest(config.baseUrl, config.sdkKey, state.etag, minVersion ?? undefined);
-    void http.send(request, SNAPSHOT_ROUTE, controller).then((outcome) => {
-      if (snapshotController !== controller) return;
-      snapshotController = null;
-      const event = snapshotOutcomeToEvent(outcome, scheduler.now(), scheduler.random());
-      if (event) dispatch(event);
-      settleFetchWaiters();
-    });
-  }
+  /** Resolves when the fetch in flight, or the one that replaced it, has finished. */
+  const fetched = (): Promise<void> => {
+    const current = fetching;
+    return current.then(() => (current === fetching ? undefined : fetched()));
+  };
 
   function run(effect: Effect): void {
     switch (effect.type) {
-      case 'fetch':
-        return startFetch(effect.minVersion);
+      case 'fetch': {
+        setTimer('poll-due', null);
+        snapshotController?.abort();
+        const controller = new AbortController();
+        snapshotController = controller;
+        const request = snapshotRequest(config.baseUrl, config.sdkKey, state.etag, effect.minVersion ?? undefined);
+        fetching = http.send(request, SNAPSHOT_ROUTE, controller).then((outcome) => {
+          // A newer fetch replaced this one: its answer no longer counts.
+          const event = snapshotController === controller && snapshotOutcomeToEvent(outcome, scheduler.now(), scheduler.random());
+          if (event) dispatch(event);
+        });
+        return;
+      }
       case 'timer':
         return setTimer(effect.timer, effect.delay);
       case 'resolve-ready':
-        clearTimer('ready');
+        setTimer('ready-timeout', null);
         return resolveReady(effect.result);
       case 'report':
         return reportError(effect.error);
       case 'persist':
         if (storage) writeCachedSnapshot(storage, storageKey, keyFingerprint, effect, reportError);
-        tabs?.publish(effect);
-        return;
+        return tabs?.publish(effect);
+      case 'version_skew':
+        return events?.push(effect);
       case 'stop':
-        for (const name of Object.keys(timers) as TimerName[]) clearTimer(name);
+        for (const name of Object.keys(timers) as TimerName[]) setTimer(name, null);
         stream.disconnect();
         activity.stop();
         tabs?.close();
-        snapshotController = null;
         http.abortAll();
-        settleFetchWaiters();
-        return;
+        stopPageHide();
+        listeners.clear();
     }
+  }
+
+  /** Tells the listeners what changed; `getAll()` builds a new object only if a flag did. */
+  function notify(changed: ReadonlySet<string>, statusChanged?: boolean): void {
+    if (changed.size > 0) allValues = null;
+    if (changed.size > 0 || statusChanged) listeners.emit({ changed, status: state.status });
+  }
+
+  function reevaluate(statusChanged?: boolean): void {
+    const evaluated = evaluateAll(state.snapshot, context, bucketingKey(), flags);
+    flags = evaluated.flags;
+    notify(evaluated.changed, statusChanged);
   }
 
   function dispatch(event: MachineEvent): void {
     const previous = state;
     const next = transition(previous, event, config);
     state = next.state;
-    const { snapshot } = state;
-    if (snapshot && previous.snapshot && snapshot !== previous.snapshot && snapshot.version !== previous.snapshot.version + 1) {
-      events?.push({ type: 'version_skew', previousVersion: previous.snapshot.version, currentVersion: snapshot.version });
-    }
-    const changed = snapshot !== previous.snapshot ? reevaluate() : new Set<string>();
-    if (changed.size > 0 || state.status !== previous.status) listeners.emit({ changed, status: state.status });
+    const statusChanged = state.status !== previous.status;
+    if (state.snapshot !== previous.snapshot) reevaluate(statusChanged);
+    else notify(new Set(), statusChanged);
     for (const effect of next.effects) run(effect);
+    if (state.activity !== previous.activity) {
+      // Reconnects wait for the network: no socket while offline.
+      if (state.activity !== 'offline') stream.connect();
+      else {
+        stream.disconnect();
+        if (stream.configured) dispatch({ type: 'stream-state', connection: 'reconnecting' });
+      }
+    }
   }
 
-  function reevaluate(): ReadonlySet<string> {
-    const evaluated = evaluateAll(state.snapshot, context, bucketingKey(), flags);
-    flags = evaluated.flags;
-    allValues = null;
-    return evaluated.changed;
-  }
-
-  function notify(changed: ReadonlySet<string>): void {
-    allValues = null;
-    if (changed.size > 0) listeners.emit({ changed, status: state.status });
-  }
+  const resolve = (key: string, fallback: JsonValue | undefined) =>
+    overrides.get(key) ?? resolveRead(key, flags.get(key), state.snapshot, fallback);
 
   function details(key: string, fallback: JsonValue | undefined): EvaluationDetails<JsonValue | undefined> {
-    const value = fallback === undefined ? defaults[key] : fallback;
+    const result = resolve(key, fallback === undefined ? defaults[key] : fallback);
     try {
-      const result = overrides.get(key) ?? resolveRead(key, flags.get(key), state.snapshot, value);
       tracker?.track(result as EvaluationDetails, bucketingKey());
-      return result;
     } catch {
-      return { key, value, reason: 'ERROR', variation: null, version: null, errorCode: 'GENERAL' };
+      // A read never throws, not even for a key that is not a string.
     }
+    return result;
   }
-  const read = (key: string, fallback: JsonValue | undefined) => details(key, fallback).value;
+
+  /** A snapshot from elsewhere than the network, or the failure to read one. */
+  const offer = (
+    source: 'bootstrap' | 'cache' | 'tab',
+    found: { snapshot: FlagSnapshot; etag?: string | null } | { error: FlagplaneError } | { kind: 'miss' },
+  ) => {
+    if ('error' in found) reportError(found.error);
+    else if ('snapshot' in found) dispatch({ type: 'snapshot-received', snapshot: found.snapshot, etag: found.etag ?? null, source });
+  };
 
   if (!options.anonymousId) {
     loadAnonymousId(storage, options.anonymousStorageKey ?? 'svc:anonymousId', anonymousId, (stored) => {
       anonymousId = stored;
-      if (!context.userId) notify(reevaluate());
+      // With a userId set, this changes nothing and notifies no one.
+      reevaluate();
     }, reportError);
   }
-  const stopPageHide = events ? onPageHide(() => void events.flush(true)) : () => undefined;
+  const stopPageHide = onPageHide(() => void events?.flush(true));
 
   const overlays = createOverlayFetcher({
     ...config,
@@ -195,56 +204,37 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     currentUser: () => context.userId,
     apply: (traits) => {
       context = { ...context, attributes: mergeTraits(traits, sessionTraits) };
-      notify(reevaluate());
+      reevaluate();
     },
     report: reportError,
   });
 
-  if (options.bootstrap) {
-    const checked = checkSnapshot(options.bootstrap, 'bootstrap');
-    if (checked.kind === 'ok') dispatch({ type: 'snapshot-received', snapshot: checked.snapshot, etag: null, source: 'bootstrap' });
-    else reportError(checked.error);
-  }
-  if (storage) {
-    readCachedSnapshot(storage, storageKey, keyFingerprint, (cached) => {
-      if (cached.kind === 'error') reportError(cached.error);
-      else if (cached.kind === 'hit') dispatch({ type: 'snapshot-received', snapshot: cached.snapshot, etag: cached.etag, source: 'cache' });
-    });
-  }
+  if (options.bootstrap) offer('bootstrap', checkSnapshot(options.bootstrap, 'bootstrap'));
+  if (storage) readCachedSnapshot(storage, storageKey, keyFingerprint, (cached) => offer('cache', cached));
   const stream = createStreamLink({
     ...config,
     transport: options.streamTransport,
     scheduler,
-    lastKnownVersion: () => state.snapshot?.version ?? null,
+    lastKnownVersion: () => state.status.version,
     dispatch,
     report: reportError,
   });
-  const activity = watchActivity(options, () => {
-    dispatch({ type: 'activity', activity: activity.current() });
-    // Reconnects wait for the network: no socket while offline.
-    if (state.activity === 'offline') {
-      stream.disconnect();
-      if (stream.configured) dispatch({ type: 'stream-state', connection: 'reconnecting' });
-    } else if (state.status.connection !== 'stopped') stream.connect();
-  });
+  const activity = watchActivity(options, () => dispatch({ type: 'activity', activity: activity.current() }));
   const tabs =
     options.syncTabs === false
       ? null
-      : createTabSync(`flagplane:${keyFingerprint}`, (message) => dispatch({ type: 'snapshot-received', ...message, source: 'tab' }));
-  dispatch({ type: 'activity', activity: activity.current() });
-  dispatch({ type: 'start' });
-  if (state.activity !== 'offline') stream.connect();
+      : createTabSync(`flagplane:${keyFingerprint}`, (message) => offer('tab', message));
+  dispatch({ type: 'start', activity: activity.current() });
 
   const client: FlagsClient<FlagDefaults> = {
     ready: () => readyPromise,
-    get: read as FlagsClient['get'],
+    get: ((key: string, fallback?: JsonValue) => details(key, fallback).value) as FlagsClient['get'],
     getDetails: details as FlagsClient['getDetails'],
     getAll() {
       if (allValues) return allValues;
       const values: Record<string, JsonValue> = {};
-      for (const [key, value] of Object.entries(defaults)) if (value !== undefined) values[key] = value;
-      for (const key of new Set([...flags.keys(), ...overrides.keys()])) {
-        const value = (overrides.get(key) ?? resolveRead(key, flags.get(key), state.snapshot, defaults[key])).value;
+      for (const key of new Set([...Object.keys(defaults), ...flags.keys(), ...overrides.keys()])) {
+        const { value } = resolve(key, defaults[key]);
         if (value !== undefined) values[key] = value;
       }
       return (allValues = values);
@@ -254,7 +244,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     setContext(next) {
       context = next ?? {};
       sessionTraits = (context.attributes ?? {}) as Traits;
-      notify(reevaluate());
+      reevaluate();
     },
     setOverrides(values) {
       const next = buildOverrides(values ?? {});
@@ -262,30 +252,27 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       overrides = next;
       notify(changed);
     },
-    identify(userId, traits) {
-      if (typeof userId !== 'string' || userId.length === 0 || userId.length > 256) {
+    async identify(userId, traits) {
+      if (typeof userId !== 'string' || !userId || userId.length > 256) {
         reportError(new ConfigError(`identify needs a userId of 1 to 256 characters, got ${JSON.stringify(userId)}`));
-        return Promise.resolve();
+        return;
       }
       if (traits) sessionTraits = { ...traits };
       context = { ...context, userId, attributes: sessionTraits };
       events?.push({ type: 'identify', userId, traits: traits ? sessionTraits : {} });
-      notify(reevaluate());
-      return options.remoteTraits === false || state.status.connection === 'stopped' ? Promise.resolve() : overlays.fetch(userId);
+      reevaluate();
+      if (options.remoteTraits !== false && state.status.connection !== 'stopped') await overlays.fetch(userId);
     },
-    flush: () => (events ? events.flush() : Promise.resolve()),
-    subscribe: (listener) => listeners.subscribe(listener),
+    async flush() {
+      await events?.flush();
+    },
+    subscribe: listeners.subscribe,
     refresh() {
-      if (state.status.connection === 'stopped') return Promise.resolve();
-      const done = new Promise<void>((resolve) => fetchWaiters.push(resolve));
       dispatch({ type: 'refresh' });
-      return done;
+      return fetched();
     },
     async close() {
       dispatch({ type: 'close' });
-      overlays.abort();
-      stopPageHide();
-      listeners.clear();
       await events?.close();
     },
   };

@@ -1,35 +1,47 @@
 import { nextDelay } from './backoff';
 import type { Activity, ClientStatus, ConnectionState, MachineState, ReadyResult, SnapshotSource } from './client-state';
+import type { DiagnosticEvent } from './diagnostic-events';
 import type { FlagplaneError } from './errors';
 import type { FlagSnapshot } from './snapshot-types';
 
 /** Everything that can happen to the fetch machine. */
 export type MachineEvent =
-  | { type: 'start' }
+  /** Once, after bootstrap and a synchronous cache read: arms the ready timeout, applies the activity. */
+  | { type: 'start'; activity: Activity }
   | { type: 'snapshot-received'; snapshot: FlagSnapshot; etag: string | null; source: SnapshotSource }
   | { type: 'not-modified' }
   | { type: 'fetch-failed'; error: FlagplaneError; retryAfterMs: number | null; random: number }
+  /** Fired by the timers of the same name (see {@link TimerName}). */
   | { type: 'poll-due' }
-  | { type: 'catch-up-due' }
+  | { type: 'ready-timeout' }
   | { type: 'refresh' }
   | { type: 'stream-notify'; kind: 'updated' | 'resync'; version: number }
   | { type: 'stream-state'; connection: Exclude<ConnectionState, 'polling'> }
   | { type: 'activity'; activity: Activity }
-  | { type: 'ready-timeout' }
   | { type: 'close' };
 
 /** What the shell must do after a transition. */
 export type Effect =
-  /** Fetches the snapshot, aborting a fetch in flight; `minVersion` while catching up. */
+  /**
+   * Fetches the snapshot, aborting a fetch in flight and cancelling the `poll-due` timer:
+   * every fetch ends in an event that arms the next one. `minVersion` while catching up.
+   */
   | { type: 'fetch'; minVersion: number | null }
   /** Arms the named timer (replacing it), or clears it when `delay` is `null`. */
   | { type: 'timer'; timer: TimerName; delay: number | null }
+  /** Also clears the `ready-timeout` timer. */
   | { type: 'resolve-ready'; result: ReadyResult }
   | { type: 'report'; error: FlagplaneError }
   | { type: 'persist'; snapshot: FlagSnapshot; etag: string | null }
+  /** A diagnostic event for the event buffer. */
+  | Extract<DiagnosticEvent, { type: 'version_skew' }>
   | { type: 'stop' };
 
-export type TimerName = 'poll' | 'ready' | 'catch-up';
+/**
+ * A timer is named after the event it dispatches when it fires. One `poll-due` timer
+ * serves polls, retries and catch-ups: whichever is due next.
+ */
+export type TimerName = 'poll-due' | 'ready-timeout';
 
 export interface MachineConfig {
   /** 0 = fetch once (failures are still retried until one succeeds). */
@@ -50,132 +62,125 @@ export const RETRY_JITTER = 0.2;
 /** Delays before refetching when an answer is older than the announced version (protocol.md §8). */
 export const CATCH_UP_DELAYS_MS = [250, 500, 1000];
 
-const same = (state: MachineState): Transition => ({ state, effects: [] });
-
-function withStatus(state: MachineState, patch: Partial<ClientStatus>): MachineState {
-  const next = { ...state.status, ...patch };
-  const changed = (Object.keys(patch) as Array<keyof ClientStatus>).some((key) => next[key] !== state.status[key]);
-  return changed ? { ...state, status: next } : state;
-}
-
-function becomeReady(state: MachineState, source: SnapshotSource): Transition {
-  const wasWaiting = state.status.status === 'initializing';
-  const next = withStatus(state, { status: 'ready', source, version: state.snapshot?.version ?? null });
-  return { state: next, effects: wasWaiting ? [{ type: 'resolve-ready', result: { status: 'ready', source } }] : [] };
-}
-
-function afterSuccess(state: MachineState, config: MachineConfig): Effect[] {
-  return state.status.connection !== 'stopped' && config.pollInterval > 0
-    ? [{ type: 'timer', timer: 'poll', delay: config.pollInterval }]
-    : [];
-}
-
-function receive(state: MachineState, event: Extract<MachineEvent, { type: 'snapshot-received' }>, config: MachineConfig): Transition {
-  const fromNetwork = event.source === 'network';
-  const base = fromNetwork ? withStatus({ ...state, failures: 0, fetch: 'idle' }, { error: null }) : state;
-  const polls = fromNetwork ? afterSuccess(base, config) : [];
-  const current = state.snapshot;
-  // Seed §4.5 and §9: a body older than the local snapshot is ignored.
-  if (current && event.snapshot.version < current.version) return { state: base, effects: polls };
-  if (current && event.snapshot.version === current.version) {
-    const kept = event.etag && event.etag !== base.etag ? { ...base, etag: event.etag } : base;
-    const ready = becomeReady(kept, fromNetwork ? 'network' : (state.status.source ?? event.source));
-    return { state: ready.state, effects: [...ready.effects, ...polls] };
-  }
-  const ready = becomeReady({ ...base, snapshot: event.snapshot, etag: event.etag }, event.source);
-  const persist: Effect[] = fromNetwork ? [{ type: 'persist', snapshot: event.snapshot, etag: event.etag }] : [];
-  return { state: ready.state, effects: [...ready.effects, ...persist, ...polls] };
-}
-
-function fail(state: MachineState, event: Extract<MachineEvent, { type: 'fetch-failed' }>, config: MachineConfig): Transition {
-  const failures = state.failures + 1;
-  const max = config.pollInterval > 0 ? Math.min(config.pollInterval, RETRY_MAX_MS) : RETRY_MAX_MS;
-  const backoff = nextDelay(failures, { base: RETRY_BASE_MS, max, jitter: RETRY_JITTER, random: event.random });
-  const delay = Math.max(backoff, event.retryAfterMs ?? 0);
-  // A failure ends catching up; the retry is a plain poll.
-  const next = withStatus({ ...state, failures, fetch: 'idle', wanted: null, catchUps: 0 }, { error: event.error });
-  return { state: next, effects: [{ type: 'report', error: event.error }, { type: 'timer', timer: 'poll', delay }] };
-}
-
-const fetchEffect = (state: MachineState): Effect => ({ type: 'fetch', minVersion: state.wanted });
-
-function changeActivity(state: MachineState, activity: Activity): Transition {
-  if (activity === state.activity) return same(state);
-  const next: MachineState = { ...state, activity };
-  if (activity !== 'active') return { state: next, effects: [{ type: 'timer', timer: 'poll', delay: null }] };
-  // Back: refresh at once rather than wait out a poll interval of stale flags.
-  if (state.fetch === 'in-flight') return { state: next, effects: [] };
-  return { state: { ...next, fetch: 'in-flight' }, effects: [{ type: 'timer', timer: 'poll', delay: null }, fetchEffect(next)] };
-}
-
-function notified(state: MachineState, event: Extract<MachineEvent, { type: 'stream-notify' }>): Transition {
-  const held = state.snapshot?.version ?? -1;
-  if (event.kind === 'updated' && held >= event.version) return same(state);
-  const wanted = Math.max(state.wanted ?? event.version, event.version);
-  // Coalescing: while a fetch is in flight, a burst of notifications only raises the target.
-  if (state.fetch === 'in-flight') return { state: { ...state, wanted }, effects: [] };
-  const next: MachineState = { ...state, wanted, catchUps: 0, fetch: 'in-flight' };
-  return { state: next, effects: [{ type: 'timer', timer: 'catch-up', delay: null }, fetchEffect(next)] };
-}
-
-/** After a successful answer: done when it reached `wanted`, else retry a few times, then give up. */
-function catchUp({ state, effects }: Transition): Transition {
-  if (state.wanted === null) return { state, effects };
-  if ((state.snapshot?.version ?? -1) >= state.wanted || state.catchUps >= CATCH_UP_DELAYS_MS.length) {
-    return { state: { ...state, wanted: null, catchUps: 0 }, effects };
-  }
-  const delay = CATCH_UP_DELAYS_MS[state.catchUps]!;
-  return { state: { ...state, catchUps: state.catchUps + 1 }, effects: [...effects, { type: 'timer', timer: 'catch-up', delay }] };
-}
+type Draft<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The fetch machine: a pure function of state and event, returning the next state and
- * the effects the shell runs. Time, randomness and I/O arrive as events.
+ * the effects the shell runs. Time, randomness and I/O arrive as events. `state` is never
+ * mutated; the next status is a new object only when one of its fields changed.
  */
 export function transition(state: MachineState, event: MachineEvent, config: MachineConfig): Transition {
-  if (state.status.connection === 'stopped') return same(state);
+  const effects: Effect[] = [];
+  const next: Draft<MachineState> = { ...state };
+  const status: Draft<ClientStatus> = { ...state.status };
+  if (status.connection === 'stopped') return { state, effects };
+  const initializing = status.status === 'initializing';
+  // The status always carries the version of the snapshot held.
+  const held = status.version ?? -1;
+  const resolveReady = (result: ReadyResult) => {
+    if (initializing) effects.push({ type: 'resolve-ready', result });
+  };
+  const fetch = () => {
+    next.fetch = 'in-flight';
+    effects.push({ type: 'fetch', minVersion: next.wanted });
+  };
+  const arm = (timer: TimerName, delay: number | null) => effects.push({ type: 'timer', timer, delay });
+  const stopCatchingUp = () => {
+    next.wanted = null;
+    next.catchUps = 0;
+  };
+
   switch (event.type) {
-    case 'start': {
-      const active = state.activity === 'active';
-      const effects: Effect[] = active ? [fetchEffect(state)] : [];
-      if (state.status.status === 'initializing') effects.push({ type: 'timer', timer: 'ready', delay: config.readyTimeout });
-      return { state: active ? { ...state, fetch: 'in-flight' } : state, effects };
-    }
-    case 'snapshot-received':
-      return event.source === 'network' ? catchUp(receive(state, event, config)) : receive(state, event, config);
-    case 'not-modified': {
-      const settled = withStatus({ ...state, failures: 0, fetch: 'idle' }, { error: null });
-      const ready = state.snapshot ? becomeReady(settled, 'network') : { state: settled, effects: [] };
-      return catchUp({ state: ready.state, effects: [...ready.effects, ...afterSuccess(settled, config)] });
-    }
-    case 'fetch-failed':
-      return fail(state, event, config);
-    case 'poll-due':
-    case 'catch-up-due':
-      // Paused: the next fetch happens when the page is visible or the device online again.
-      if (state.fetch === 'in-flight' || state.activity !== 'active') return same(state);
-      return { state: { ...state, fetch: 'in-flight' }, effects: [fetchEffect(state)] };
-    case 'refresh':
-      return { state: { ...state, fetch: 'in-flight' }, effects: [{ type: 'timer', timer: 'poll', delay: null }, fetchEffect(state)] };
-    case 'stream-notify':
-      return state.activity === 'offline' ? same(state) : notified(state, event);
+    case 'start':
+      if (initializing) arm('ready-timeout', config.readyTimeout);
+    // Falls through: the machine starts paused (`offline`), so the platform's activity applies.
     case 'activity':
-      return changeActivity(state, event.activity);
+      if (event.activity === next.activity) break;
+      next.activity = event.activity;
+      if (event.activity !== 'active') arm('poll-due', null);
+      // Back: refresh at once rather than wait out a poll interval of stale flags.
+      else if (next.fetch === 'idle') fetch();
+      break;
+    case 'not-modified':
+    case 'snapshot-received': {
+      // A 304 is the held snapshot, received again from the network.
+      const { snapshot, etag, source } = event.type === 'not-modified' ? { ...next, source: 'network' as const } : event;
+      const network = source === 'network';
+      if (network) {
+        next.failures = 0;
+        next.fetch = 'idle';
+        status.error = null;
+      }
+      // Seed §4.5 and §9: an older body is ignored; the same version keeps the snapshot object.
+      if (snapshot && snapshot.version >= held) {
+        const newer = snapshot.version > held;
+        if (newer) {
+          if (held >= 0 && snapshot.version > held + 1) {
+            effects.push({ type: 'version_skew', previousVersion: held, currentVersion: snapshot.version });
+          }
+          next.snapshot = snapshot;
+          if (network) effects.push({ type: 'persist', snapshot, etag });
+        }
+        if (newer || etag) next.etag = etag;
+        // From another source, the same version changes nothing: its source stays.
+        if (newer || network) {
+          resolveReady({ status: 'ready', source });
+          status.status = 'ready';
+          status.source = source;
+          status.version = snapshot.version;
+        }
+      }
+      if (!network) break;
+      // Catching up: refetch until the answer reaches `wanted`, a few times, then give up.
+      const catchUpDelay = (status.version ?? -1) < (next.wanted ?? -1) && CATCH_UP_DELAYS_MS[next.catchUps++];
+      if (!catchUpDelay) stopCatchingUp();
+      const delay = catchUpDelay || config.pollInterval;
+      if (delay) arm('poll-due', delay);
+      break;
+    }
+    case 'fetch-failed': {
+      next.failures++;
+      next.fetch = 'idle';
+      // A failure ends catching up; the retry is a plain poll.
+      stopCatchingUp();
+      status.error = event.error;
+      const max = Math.min(config.pollInterval || RETRY_MAX_MS, RETRY_MAX_MS);
+      const backoff = nextDelay(next.failures, { base: RETRY_BASE_MS, max, jitter: RETRY_JITTER, random: event.random });
+      effects.push({ type: 'report', error: event.error });
+      arm('poll-due', Math.max(backoff, event.retryAfterMs ?? 0));
+      break;
+    }
+    case 'poll-due':
+      // Paused: the next fetch happens when the page is visible or the device online again.
+      if (next.fetch === 'idle' && next.activity === 'active') fetch();
+      break;
+    case 'refresh':
+      fetch();
+      break;
+    case 'stream-notify':
+      if (next.activity === 'offline' || (event.kind === 'updated' && held >= event.version)) break;
+      next.wanted = Math.max(next.wanted ?? event.version, event.version);
+      // Coalescing: while a fetch is in flight, a burst of notifications only raises the target.
+      if (next.fetch === 'idle') {
+        next.catchUps = 0;
+        fetch();
+      }
+      break;
     case 'stream-state':
       // A stream that stopped for good (bad or revoked key) leaves polling on (protocol.md §6.4).
-      return { state: withStatus(state, { connection: event.connection === 'stopped' ? 'polling' : event.connection }), effects: [] };
+      status.connection = event.connection === 'stopped' ? 'polling' : event.connection;
+      break;
     case 'ready-timeout':
-      if (state.status.status !== 'initializing') return same(state);
-      return {
-        state: withStatus(state, { status: 'failed' }),
-        effects: [{ type: 'resolve-ready', result: { status: 'timeout', source: null } }],
-      };
-    case 'close': {
-      const effects: Effect[] = [{ type: 'stop' }];
-      if (state.status.status === 'initializing') {
-        effects.push({ type: 'resolve-ready', result: { status: 'closed', source: null } });
-      }
-      return { state: withStatus({ ...state, fetch: 'idle' }, { connection: 'stopped' }), effects };
-    }
+      if (!initializing) break;
+      status.status = 'failed';
+      resolveReady({ status: 'timeout', source: null });
+      break;
+    case 'close':
+      status.connection = 'stopped';
+      effects.push({ type: 'stop' });
+      resolveReady({ status: 'closed', source: null });
   }
+  const changed = (Object.keys(status) as Array<keyof ClientStatus>).some((key) => status[key] !== state.status[key]);
+  next.status = changed ? status : state.status;
+  return { state: next, effects };
 }
