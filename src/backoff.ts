@@ -10,6 +10,12 @@ export interface BackoffOptions {
 }
 
 /**
+ * The SDK's one retry policy — failed fetches, event flushes and stream reconnects: 1 s
+ * doubling up to 60 s, plus up to 20 % jitter.
+ */
+export const RETRY_POLICY = { base: 1000, max: 60_000, jitter: 0.2 };
+
+/**
  * Delay before retry number `attempt` (1-based): `base * 2^(attempt-1)`, capped at
  * `max`, plus up to `jitter` of itself.
  */

@@ -5,21 +5,18 @@ import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
 import { createEventSender } from './event-sender';
 import { generateId, loadAnonymousId } from './anonymous-id';
 import { browserStorage } from './default-storage';
-import { createOverlayFetcher, mergeTraits, type Traits } from './identity';
-import { createTabSync, onPageHide } from './platform/index';
+import { createOverlayFetcher, type Traits } from './identity';
+import { createTabSync } from './platform/index';
 import { watchActivity } from './activity';
-import { fetchTransport } from './fetch-transport';
-import { fingerprint } from './fingerprint';
 import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
+import { fingerprint } from './fingerprint';
 import { createHttpClient } from './http-client';
 import { resolveOptions, type ClientOptions, type FlagDefaults } from './options';
-import { defaultScheduler } from './scheduler';
-import { readCachedSnapshot, writeCachedSnapshot } from './snapshot-cache';
+import { openSnapshotCache } from './snapshot-cache';
 import { checkSnapshot } from './snapshot-parse';
 import { SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
 import type { FlagSnapshot, JsonValue } from './snapshot-types';
 import { buildOverrides, changedOverrides, type Overrides } from './overrides';
-import { ReadTracker } from './read-tracker';
 import { createSubscribable } from './subscribable';
 import { createStreamLink } from './stream-link';
 import { transition, type Effect, type MachineEvent, type TimerName } from './transition';
@@ -30,9 +27,8 @@ import { transition, type Effect, type MachineEvent, type TimerName } from './tr
  */
 export function createClient<D extends FlagDefaults = FlagDefaults>(options: ClientOptions<D>): FlagsClient<D> {
   const config = resolveOptions(options as ClientOptions);
-  const scheduler = options.scheduler ?? defaultScheduler;
-  const newHttpClient = () => createHttpClient(options.transport ?? fetchTransport, scheduler, config.requestTimeout);
-  const http = newHttpClient();
+  const { scheduler } = config;
+  const http = createHttpClient(config);
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);
   let context: EvaluationContext = options.context ?? {};
@@ -51,13 +47,10 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       : createEventSender({
           ...config,
           // Its own HTTP client: close() aborts polling but still sends the last flush.
-          http: newHttpClient(),
-          scheduler,
+          http: createHttpClient(config),
           // Not buffered: the event sender's own errors would feed themselves.
           report: callOnError,
-          newWindow: () => tracker?.newWindow(),
         });
-  const tracker = events && new ReadTracker((event) => events.push(event));
   const storage = options.cache ?? (options.persist === false ? undefined : browserStorage());
   let anonymousId = options.anonymousId ?? generateId(scheduler.random);
   const bucketingKey = () => context.userId ?? anonymousId;
@@ -75,7 +68,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const readyPromise = new Promise<ReadyResult>((resolve) => (resolveReady = resolve));
 
   const reportError = (error: FlagplaneError) => {
-    events?.push({ type: 'error', message: error.message.split(config.sdkKey).join('[sdk key]').slice(0, 2048) });
+    events?.error(error);
     callOnError(error);
   };
   const listeners = createSubscribable<ChangeEvent>((cause) =>
@@ -106,8 +99,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
         snapshotController?.abort();
         const controller = new AbortController();
         snapshotController = controller;
-        const request = snapshotRequest(config.baseUrl, config.sdkKey, state.etag, effect.minVersion ?? undefined);
-        fetching = http.send(request, SNAPSHOT_ROUTE, controller).then((outcome) => {
+        fetching = http.send(SNAPSHOT_ROUTE, snapshotRequest(state.etag, effect.minVersion), controller).then((outcome) => {
           // A newer fetch replaced this one: its answer no longer counts.
           const event = snapshotController === controller && snapshotOutcomeToEvent(outcome, scheduler.now(), scheduler.random());
           if (event) dispatch(event);
@@ -122,7 +114,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       case 'report':
         return reportError(effect.error);
       case 'persist':
-        if (storage) writeCachedSnapshot(storage, storageKey, keyFingerprint, effect, reportError);
+        persist?.(effect);
         return tabs?.publish(effect);
       case 'version_skew':
         return events?.push(effect);
@@ -132,7 +124,6 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
         activity.stop();
         tabs?.close();
         http.abortAll();
-        stopPageHide();
         listeners.clear();
     }
   }
@@ -160,10 +151,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     if (state.activity !== previous.activity) {
       // Reconnects wait for the network: no socket while offline.
       if (state.activity !== 'offline') stream.connect();
-      else {
-        stream.disconnect();
-        if (stream.configured) dispatch({ type: 'stream-state', connection: 'reconnecting' });
-      }
+      else stream.disconnect();
     }
   }
 
@@ -173,7 +161,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   function details(key: string, fallback: JsonValue | undefined): EvaluationDetails<JsonValue | undefined> {
     const result = resolve(key, fallback === undefined ? defaults[key] : fallback);
     try {
-      tracker?.track(result as EvaluationDetails, bucketingKey());
+      events?.track(result as EvaluationDetails, bucketingKey());
     } catch {
       // A read never throws, not even for a key that is not a string.
     }
@@ -183,10 +171,10 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   /** A snapshot from elsewhere than the network, or the failure to read one. */
   const offer = (
     source: 'bootstrap' | 'cache' | 'tab',
-    found: { snapshot: FlagSnapshot; etag?: string | null } | { error: FlagplaneError } | { kind: 'miss' },
+    found: { snapshot: FlagSnapshot; etag?: string | null } | { error: FlagplaneError },
   ) => {
     if ('error' in found) reportError(found.error);
-    else if ('snapshot' in found) dispatch({ type: 'snapshot-received', snapshot: found.snapshot, etag: found.etag ?? null, source });
+    else dispatch({ type: 'snapshot-received', snapshot: found.snapshot, etag: found.etag ?? null, source });
   };
 
   if (!options.anonymousId) {
@@ -196,28 +184,26 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       reevaluate();
     }, reportError);
   }
-  const stopPageHide = onPageHide(() => void events?.flush(true));
 
-  const overlays = createOverlayFetcher({
-    ...config,
+  const fetchOverlay = createOverlayFetcher(
     http,
-    currentUser: () => context.userId,
-    apply: (traits) => {
-      context = { ...context, attributes: mergeTraits(traits, sessionTraits) };
+    () => context.userId,
+    (traits) => {
+      // Session traits win over the overlay on conflict (seed §2.4).
+      context = { ...context, attributes: { ...traits, ...sessionTraits } };
       reevaluate();
     },
-    report: reportError,
-  });
+    reportError,
+  );
 
   if (options.bootstrap) offer('bootstrap', checkSnapshot(options.bootstrap, 'bootstrap'));
-  if (storage) readCachedSnapshot(storage, storageKey, keyFingerprint, (cached) => offer('cache', cached));
+  const persist = storage && openSnapshotCache(storage, storageKey, keyFingerprint, (cached) => offer('cache', cached), reportError);
   const stream = createStreamLink({
     ...config,
     transport: options.streamTransport,
-    scheduler,
     lastKnownVersion: () => state.status.version,
     dispatch,
-    report: reportError,
+    onError: reportError,
   });
   const activity = watchActivity(options, () => dispatch({ type: 'activity', activity: activity.current() }));
   const tabs =
@@ -261,7 +247,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       context = { ...context, userId, attributes: sessionTraits };
       events?.push({ type: 'identify', userId, traits: traits ? sessionTraits : {} });
       reevaluate();
-      if (options.remoteTraits !== false && state.status.connection !== 'stopped') await overlays.fetch(userId);
+      if (options.remoteTraits !== false && state.status.connection !== 'stopped') await fetchOverlay(userId);
     },
     async flush() {
       await events?.flush();

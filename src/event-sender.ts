@@ -1,17 +1,20 @@
-import { nextDelay } from './backoff';
+import { nextDelay, RETRY_POLICY } from './backoff';
 import type { DiagnosticEvent } from './diagnostic-events';
 import { FlagplaneError } from './errors';
+import type { EvaluationDetails } from './evaluation-types';
 import { batchLength } from './event-batches';
-import type { HttpClient } from './http-client';
+import { httpErrorOf, type HttpClient } from './http-client';
+import { onPageHide } from './platform/index';
 import type { Scheduler } from './scheduler';
-import { authHeaders, httpErrorOf } from './snapshot-fetch';
 
 export const EVENTS_ROUTE = 'POST /sdk/v1/events';
 /** Events buffered at most; past it the oldest are dropped, counted and reported. */
 export const MAX_BUFFERED_EVENTS = 1000;
+/** (key, value, user) combinations remembered per flush window; past it, memory starts over. */
+const MAX_COMBINATIONS = 10_000;
 
 export interface EventSenderOptions {
-  baseUrl: string;
+  /** Replaced by `[sdk key]` in `error` events. */
   sdkKey: string;
   http: HttpClient;
   scheduler: Scheduler;
@@ -19,14 +22,13 @@ export interface EventSenderOptions {
   /** 0 disables the timer. */
   flushInterval: number;
   report(error: FlagplaneError): void;
-  /** Called as each flush starts: a new window for "first time served" deduplication. */
-  newWindow(): void;
 }
 
 /**
- * The event buffer and its sending side: flushes by size and by timer, keeps a failed
- * batch in order and retries it with backoff, drops a batch the server rejects as
- * malformed (4xx), and reports every loss through `report` — nothing is lost silently.
+ * The event buffer and its sending side: flushes by size, by timer and when the page goes
+ * away, keeps a failed batch in order and retries it with backoff, drops a batch the
+ * server rejects as malformed (4xx), and reports every loss through `report` — nothing
+ * is lost silently.
  */
 export function createEventSender(options: EventSenderOptions) {
   const { http, scheduler, report, flushInterval } = options;
@@ -37,6 +39,11 @@ export function createEventSender(options: EventSenderOptions) {
   let retries = 0;
   let sending: Promise<void> | undefined;
   let closed = false;
+  // Read tracking. Fast path: a flag whose outcome did not change keeps its details object,
+  // so a read already seen for this user in this window costs one lookup, not a JSON key.
+  let served = new WeakMap<EvaluationDetails, string | undefined>();
+  const combinations = new Set<string>();
+  const unknownKeys = new Set<string>();
 
   // Keeps the newest events; `splice` with a negative count removes nothing.
   const bound = () => (dropped += buffer.splice(0, buffer.length - MAX_BUFFERED_EVENTS).length);
@@ -52,27 +59,24 @@ export function createEventSender(options: EventSenderOptions) {
 
   async function sendAll(keepalive?: boolean): Promise<void> {
     setTimer(0); // clears it
-    options.newWindow();
+    // A new flush window: combinations may be reported again.
+    served = new WeakMap();
+    combinations.clear();
     if (dropped) report(new FlagplaneError('events', `dropped the ${dropped} oldest events: the buffer holds at most ${MAX_BUFFERED_EVENTS}`));
     dropped = 0;
     const pending = buffer;
     buffer = [];
     while (pending.length) {
       const events = pending.splice(0, batchLength(pending));
-      const outcome = await http.send(
-        {
-          method: 'POST',
-          url: `${options.baseUrl}/sdk/v1/events`,
-          headers: { ...authHeaders(options.sdkKey), 'content-type': 'application/json' },
-          body: JSON.stringify({ sentAt: new Date(scheduler.now()).toISOString(), events }),
-          keepalive,
-        },
-        EVENTS_ROUTE,
-      );
+      const outcome = await http.send(EVENTS_ROUTE, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sentAt: new Date(scheduler.now()).toISOString(), events }),
+        keepalive,
+      });
       if (outcome.kind === 'response') {
         const { status } = outcome;
         if (status >= 200 && status < 300) continue;
-        const error = httpErrorOf(status, EVENTS_ROUTE, outcome.body);
+        const error = httpErrorOf(outcome, EVENTS_ROUTE);
         // Any other 4xx means the batch is malformed: sending it again cannot help.
         if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
           report(new FlagplaneError('events', `dropped ${events.length} events the server rejected: ${error.message}`, error));
@@ -84,7 +88,7 @@ export function createEventSender(options: EventSenderOptions) {
       // client): back in front, in order, for a retry.
       buffer = events.concat(pending, buffer);
       bound();
-      return setTimer(nextDelay(++retries, { base: 1000, max: 60_000, jitter: 0.2, random: scheduler.random() }));
+      return setTimer(nextDelay(++retries, { ...RETRY_POLICY, random: scheduler.random() }));
     }
     retries = 0;
     setTimer(flushInterval);
@@ -99,20 +103,53 @@ export function createEventSender(options: EventSenderOptions) {
     }
   }
 
+  function push(event: DiagnosticEvent): void {
+    if (closed) return;
+    buffer.push(event);
+    bound();
+    // While a flush is in flight or waits for its retry, it owns the timer and the next send.
+    if (sending || retries) return;
+    if (buffer.length >= options.flushAt) void flush();
+    else if (timer === undefined) setTimer(flushInterval);
+  }
+
+  // Both halves may fire for one unload: a second flush finds the buffer empty.
+  const stopPageHide = onPageHide(() => void flush(true));
+
   return {
-    push(event: DiagnosticEvent): void {
-      if (closed) return;
-      buffer.push(event);
-      bound();
-      // While a flush is in flight or waits for its retry, it owns the timer and the next send.
-      if (sending || retries) return;
-      if (buffer.length >= options.flushAt) void flush();
-      else if (timer === undefined) setTimer(flushInterval);
+    push,
+    /**
+     * Reports a read served to `userId` (the context's, else the anonymous id): an
+     * `evaluation` event the first time a (key, value, user) is served in a flush window,
+     * an `unregistered_flag` event the first time an unknown key is read. Reads before any
+     * snapshot and local overrides are not reported: they say nothing about the flags.
+     */
+    track(details: EvaluationDetails, userId?: string): void {
+      if (served.has(details) && served.get(details) === userId) return;
+      served.set(details, userId);
+      const { key, reason, value, errorCode } = details;
+      if (errorCode === 'FLAG_NOT_FOUND') {
+        if (!unknownKeys.has(key)) push({ type: 'unregistered_flag', key });
+        unknownKeys.add(key);
+      } else if (reason !== 'OVERRIDE' && errorCode !== 'PROVIDER_NOT_READY') {
+        const combination = JSON.stringify([key, userId, value]);
+        if (combinations.has(combination)) return;
+        // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
+        if (combinations.size >= MAX_COMBINATIONS) combinations.clear();
+        combinations.add(combination);
+        // An undefined userId drops out of the JSON batch.
+        push({ type: 'evaluation', key, reason, value: value ?? null, userId });
+      }
+    },
+    /** Buffers the `error` event of an error reported through `onError`, without the SDK key. */
+    error(error: FlagplaneError): void {
+      push({ type: 'error', message: error.message.split(options.sdkKey).join('[sdk key]').slice(0, 2048) });
     },
     flush,
-    /** Flushes once more with keepalive; later events are not buffered and no timer is left. */
+    /** Flushes once more with keepalive; later events are not buffered, and no timer or page listener is left. */
     close(): Promise<void> {
       closed = true;
+      stopPageHide();
       return flush(true);
     },
   };

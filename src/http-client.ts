@@ -1,39 +1,71 @@
-import { NetworkError, TimeoutError } from './errors';
+import { HttpError, NetworkError, TimeoutError } from './errors';
 import type { HttpRequest, HttpResult, HttpTransport } from './http-types';
 import type { Scheduler } from './scheduler';
+import { parseJson } from './snapshot-parse';
 
 export type SendOutcome =
   | Extract<HttpResult, { kind: 'response' }>
   | { kind: 'failed'; error: NetworkError | TimeoutError }
   | { kind: 'aborted' };
 
+/** What a route's request adds to the method, URL and bearer key the HTTP client sets. */
+export interface RouteRequest {
+  /** Appended to the route's path, `?` included. */
+  query?: string;
+  /** Added to the `authorization` header. */
+  headers?: Record<string, string>;
+  body?: string;
+  keepalive?: boolean;
+}
+
 export interface HttpClient {
-  /** Sends one request under its own `AbortController`, timed out by the scheduler. */
-  send(request: Omit<HttpRequest, 'signal'>, route: string, controller?: AbortController): Promise<SendOutcome>;
+  /**
+   * Sends `route` (`'GET /sdk/v1/snapshot'`: method and path under `baseUrl`) with the SDK
+   * key as bearer token, under `controller` (its own by default), timed out by the scheduler.
+   */
+  send(route: string, request?: RouteRequest, controller?: AbortController): Promise<SendOutcome>;
   /** Aborts every request in flight; their outcomes are `aborted`, never errors. */
   abortAll(): void;
 }
 
-export function createHttpClient(transport: HttpTransport, scheduler: Scheduler, timeoutMs: number): HttpClient {
+export function createHttpClient(options: {
+  transport: HttpTransport;
+  scheduler: Scheduler;
+  requestTimeout: number;
+  /** Without a trailing slash (resolveOptions trims it). */
+  baseUrl: string;
+  sdkKey: string;
+}): HttpClient {
+  const { transport, scheduler, requestTimeout } = options;
   const inFlight = new Set<AbortController>();
   return {
-    async send(request, route, controller = new AbortController()) {
+    async send(route, { query = '', headers, ...request } = {}, controller = new AbortController()) {
+      const [method, path] = route.split(' ') as [HttpRequest['method'], string];
       let timer: unknown;
       // Settling on abort and timeout ourselves means a transport that ignores the
       // signal cannot keep a request (or `close()`) waiting forever.
       const cut = new Promise<SendOutcome>((resolve) => {
         controller.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }));
-        if (timeoutMs > 0) {
+        if (requestTimeout > 0) {
           timer = scheduler.setTimeout(() => {
-            resolve({ kind: 'failed', error: new TimeoutError(route, timeoutMs) });
+            resolve({ kind: 'failed', error: new TimeoutError(route, requestTimeout) });
             controller.abort();
-          }, timeoutMs);
+          }, requestTimeout);
         }
       });
       inFlight.add(controller);
       let result: HttpResult | SendOutcome;
       try {
-        result = await Promise.race([transport({ ...request, signal: controller.signal }), cut]);
+        result = await Promise.race([
+          transport({
+            ...request,
+            method,
+            url: options.baseUrl + path + query,
+            headers: { authorization: `Bearer ${options.sdkKey}`, ...headers },
+            signal: controller.signal,
+          }),
+          cut,
+        ]);
       } catch (cause) {
         // A transport must not throw; one that does is treated as a network error.
         result = { kind: 'network-error', cause };
@@ -47,4 +79,10 @@ export function createHttpClient(transport: HttpTransport, scheduler: Scheduler,
       for (const controller of inFlight) controller.abort();
     },
   };
+}
+
+/** The error of an unexpected answer, with the `{ error: { code, message } }` body of protocol.md §5 if there is one. */
+export function httpErrorOf({ status, body }: { status: number; body: string }, route: string): HttpError {
+  const { code, message } = (parseJson(body) as { error?: { code?: unknown; message?: unknown } } | null)?.error ?? {};
+  return new HttpError(status, route, typeof code === 'string' ? code : undefined, typeof message === 'string' ? message : undefined);
 }

@@ -1,10 +1,10 @@
-import { isObject, own } from './evaluation/guards';
+import { isArray, isObject, own } from './evaluation/guards';
 
 /** Structural equality of two JSON values. */
 export const jsonEqual = (a: unknown, b: unknown): boolean =>
   a === b ||
   (isObject(a) &&
     isObject(b) &&
-    Array.isArray(a) === Array.isArray(b) &&
+    isArray(a) === isArray(b) &&
     Object.keys(a).length === Object.keys(b).length &&
     Object.keys(a).every((key) => own(b, key) && jsonEqual(a[key], b[key])));

@@ -1,7 +1,8 @@
 import type { EvaluationContext } from './evaluation-types';
 import { ConfigError, type FlagplaneError } from './errors';
+import { fetchTransport } from './fetch-transport';
 import type { HttpTransport } from './http-types';
-import type { Scheduler } from './scheduler';
+import { defaultScheduler, type Scheduler } from './scheduler';
 import type { StreamTransport } from './stream/stream-transport';
 import type { OnlineSource, VisibilitySource } from './platform/index';
 import type { FlagSnapshot, JsonValue } from './snapshot-types';
@@ -83,6 +84,9 @@ const NUMBER_DEFAULTS = {
   flushInterval: 5_000,
 };
 
+/** Defaults of every option that has a fixed one. */
+const DEFAULTS = { ...NUMBER_DEFAULTS, scheduler: defaultScheduler, transport: fetchTransport };
+
 /** The string options and what they must match (`streamUrl` is optional). */
 const PATTERNS = {
   sdkKey: /^svc_sdk_(server|client)_[\w-]{8,128}$/,
@@ -97,6 +101,8 @@ export interface ResolvedOptions extends Record<keyof typeof NUMBER_DEFAULTS, nu
   baseUrl: string;
   storageKey: string | undefined;
   streamUrl: string | undefined;
+  scheduler: Scheduler;
+  transport: HttpTransport;
 }
 
 /** Validates options; the only place the SDK throws. */
@@ -110,10 +116,10 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
     }
   }
   if (resolved.streamUrl && !resolved.streamTransport) throw new ConfigError('streamUrl needs streamTransport');
-  for (const [name, fallback] of Object.entries(NUMBER_DEFAULTS)) {
+  for (const [name, fallback] of Object.entries(DEFAULTS)) {
     const value = resolved[name];
     if (value === undefined) resolved[name] = fallback;
-    else if (!(Number.isFinite(value) && (value as number) >= 0)) {
+    else if (typeof fallback === 'number' && !(Number.isFinite(value) && (value as number) >= 0)) {
       throw new ConfigError(`${name} must be a finite number >= 0, got ${String(value)}`);
     }
   }

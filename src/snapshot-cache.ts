@@ -4,43 +4,46 @@ import type { FlagSnapshot } from './snapshot-types';
 import type { StorageAdapter } from './storage-types';
 import { settleStorage } from './sync-or-async';
 
-/** The persisted record: the snapshot, its ETag and a fingerprint of the key that fetched it. */
-interface PersistedSnapshot {
-  format: 1;
-  key: string;
-  etag: string | null;
+/** A snapshot with the ETag it was served with. */
+export interface CachedSnapshot {
   snapshot: FlagSnapshot;
+  etag: string | null;
 }
 
-/** A miss (nothing stored, another key's or another schema's entry) is not delivered. */
-export type CacheRead = { kind: 'hit'; snapshot: FlagSnapshot; etag: string | null } | { kind: 'error'; error: StorageError };
+/** The persisted record: the snapshot, its ETag and a fingerprint of the key that fetched it. */
+interface PersistedSnapshot extends CachedSnapshot {
+  format: 1;
+  key: string;
+}
 
 /**
- * Reads the cached snapshot, synchronously when the adapter is synchronous, and delivers
- * a hit or an error (`reading "<key>" failed: …`, also for a record that is not JSON).
+ * Opens the durable snapshot cache at `storageKey`: reads it at once — synchronously when
+ * the adapter is synchronous — and returns the function that writes an entry. The record
+ * carries `keyFingerprint`: a snapshot fetched with another key (another environment or
+ * key kind) is a miss, as are an empty key and another format. A hit goes to `onHit`; a
+ * failure (`reading "<key>" failed: …`, also for a record that is not JSON, or `writing …`)
+ * to `onError`.
  */
-export function readCachedSnapshot(storage: StorageAdapter, storageKey: string, keyFingerprint: string, deliver: (read: CacheRead) => void): void {
+export function openSnapshotCache(
+  storage: StorageAdapter,
+  storageKey: string,
+  keyFingerprint: string,
+  onHit: (cached: CachedSnapshot) => void,
+  onError: (error: StorageError) => void,
+): (entry: CachedSnapshot) => void {
   settleStorage(
     () => storage.get(storageKey),
     'reading',
     storageKey,
-    (error) => deliver({ kind: 'error', error }),
+    onError,
     (raw) => {
       const record = JSON.parse(raw ?? 'null') as PersistedSnapshot | null;
-      // A snapshot fetched with another key (another environment or key kind) is not ours.
       const checked = record?.format === 1 && record.key === keyFingerprint && checkSnapshot(record.snapshot, 'cache');
-      if (checked && checked.kind === 'ok') deliver({ kind: 'hit', snapshot: checked.snapshot, etag: record!.etag });
+      if (checked && checked.kind === 'ok') onHit({ snapshot: checked.snapshot, etag: record!.etag });
     },
   );
-}
-
-export function writeCachedSnapshot(
-  storage: StorageAdapter,
-  storageKey: string,
-  keyFingerprint: string,
-  { snapshot, etag }: { snapshot: FlagSnapshot; etag: string | null },
-  onError: (error: StorageError) => void,
-): void {
-  const record: PersistedSnapshot = { format: 1, key: keyFingerprint, etag, snapshot };
-  settleStorage(() => storage.set(storageKey, JSON.stringify(record)), 'writing', storageKey, onError);
+  return ({ snapshot, etag }) => {
+    const record: PersistedSnapshot = { format: 1, key: keyFingerprint, etag, snapshot };
+    settleStorage(() => storage.set(storageKey, JSON.stringify(record)), 'writing', storageKey, onError);
+  };
 }

@@ -1,22 +1,15 @@
-import { HttpError, type FlagplaneError } from './errors';
-import type { HttpRequest } from './http-types';
-import type { SendOutcome } from './http-client';
+import type { FlagplaneError } from './errors';
+import { httpErrorOf, type RouteRequest, type SendOutcome } from './http-client';
 import { checkSnapshot, parseJson } from './snapshot-parse';
 import type { MachineEvent } from './transition';
 
-const SNAPSHOT_PATH = '/sdk/v1/snapshot';
-export const SNAPSHOT_ROUTE = `GET ${SNAPSHOT_PATH}`;
+export const SNAPSHOT_ROUTE = 'GET /sdk/v1/snapshot';
 
-export function authHeaders(sdkKey: string): Record<string, string> {
-  return { authorization: `Bearer ${sdkKey}` };
-}
-
-/** The snapshot request of seed §4: bearer key, `If-None-Match`, optional `minVersion`. `baseUrl` has no trailing slash (resolveOptions trims it). */
-export function snapshotRequest(baseUrl: string, sdkKey: string, etag: string | null, minVersion?: number | null): Omit<HttpRequest, 'signal'> {
-  const headers = authHeaders(sdkKey);
-  if (etag) headers['if-none-match'] = etag;
-  return { method: 'GET', url: `${baseUrl}${SNAPSHOT_PATH}${minVersion == null ? '' : `?minVersion=${minVersion}`}`, headers };
-}
+/** The snapshot request of seed §4 (the HTTP client adds the bearer key): `If-None-Match`, optional `minVersion`. */
+export const snapshotRequest = (etag: string | null, minVersion: number | null): RouteRequest => ({
+  query: minVersion === null ? '' : `?minVersion=${minVersion}`,
+  headers: etag ? { 'if-none-match': etag } : {},
+});
 
 /** `Retry-After` in ms (delta-seconds or an HTTP date), or `null`. */
 export function parseRetryAfter(value: string | null, now: number): number | null {
@@ -24,12 +17,6 @@ export function parseRetryAfter(value: string | null, now: number): number | nul
   // A date is NaN as a number, so it falls through to `Date.parse` (NaN when it is neither).
   const ms = Number.isFinite(+value) ? +value * 1000 : Date.parse(value) - now;
   return Number.isNaN(ms) ? null : Math.max(0, ms);
-}
-
-/** Reads the `{ error: { code, message } }` body of protocol.md §5, if there is one. */
-export function httpErrorOf(status: number, route: string, body: string): HttpError {
-  const { code, message } = (parseJson(body) as { error?: { code?: unknown; message?: unknown } } | null)?.error ?? {};
-  return new HttpError(status, route, typeof code === 'string' ? code : undefined, typeof message === 'string' ? message : undefined);
 }
 
 /** Turns a transport outcome into a machine event; `null` for a request we aborted. */
@@ -46,7 +33,7 @@ export function snapshotOutcomeToEvent(outcome: SendOutcome, now: number, random
     if (parsed.kind === 'ok') return { type: 'snapshot-received', snapshot: parsed.snapshot, etag: outcome.header('etag'), source: 'network' };
     error = parsed.error;
   } else {
-    error = httpErrorOf(outcome.status, SNAPSHOT_ROUTE, outcome.body);
+    error = httpErrorOf(outcome, SNAPSHOT_ROUTE);
     if (outcome.status === 429 || outcome.status === 503) retryAfterMs = parseRetryAfter(outcome.header('retry-after'), now);
   }
   return { type: 'fetch-failed', error, retryAfterMs, random };

@@ -1,10 +1,8 @@
 import { SchemaError } from './errors';
+import { isRecord, isString } from './evaluation/guards';
 import { SUPPORTED_SCHEMA_VERSION, type FlagSnapshot } from './snapshot-types';
 
 export type ParsedSnapshot = { kind: 'ok'; snapshot: FlagSnapshot } | { kind: 'invalid'; error: SchemaError };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `JSON.parse`, or `undefined` for text that is not JSON. */
 export function parseJson(text: string): unknown {
@@ -21,15 +19,15 @@ export function parseJson(text: string): unknown {
  * default with a `PARSE_ERROR` instead of rejecting the whole snapshot.
  */
 export function checkSnapshot(value: unknown, origin: string): ParsedSnapshot {
-  const problem = !isObject(value)
+  const problem = !isRecord(value)
     ? 'is not a JSON object'
     : value.schemaVersion !== SUPPORTED_SCHEMA_VERSION
       ? `has schemaVersion ${JSON.stringify(value.schemaVersion)}; this client supports ${SUPPORTED_SCHEMA_VERSION}`
       : !(Number.isInteger(value.version) && (value.version as number) >= 0)
         ? 'has no integer version >= 0'
-        : typeof value.environmentId !== 'string'
+        : !isString(value.environmentId)
           ? 'has no string environmentId'
-          : !isObject(value.flags)
+          : !isRecord(value.flags)
             ? 'has no flags object'
             : null;
   return problem

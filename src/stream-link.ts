@@ -7,7 +7,7 @@ import type { MachineEvent } from './transition';
 
 /**
  * The client's end of the stream: opens and closes connections on the transport and turns
- * their callbacks into machine events. `connect()` without a stream configured does nothing.
+ * their callbacks into machine events. Without a stream configured both methods do nothing.
  */
 export function createStreamLink(options: {
   streamUrl: string | undefined;
@@ -16,7 +16,7 @@ export function createStreamLink(options: {
   scheduler: Scheduler;
   lastKnownVersion(): number | null;
   dispatch(event: MachineEvent): void;
-  report(error: FlagplaneError): void;
+  onError(error: FlagplaneError): void;
 }) {
   const { streamUrl, dispatch } = options;
   // A transport without a streamUrl is not a stream (options.ts rejects the converse).
@@ -24,23 +24,26 @@ export function createStreamLink(options: {
   const changed = (connection: StreamConnectionState) => dispatch({ type: 'stream-state', connection });
   let connection: StreamConnection | undefined;
   return {
-    configured: !!transport,
     connect(): void {
       if (!transport || connection) return;
       changed('connecting');
-      // The options carry streamUrl, sdkKey, scheduler and lastKnownVersion already.
+      // The options carry streamUrl, sdkKey, scheduler, lastKnownVersion and onError already.
       connection = transport.connect({
         ...(options as typeof options & { streamUrl: string }),
         onNotify: (kind, version) => dispatch({ type: 'stream-notify', kind, version }),
         onConnectionChange: changed,
-        onError: options.report,
       });
     },
+    /**
+     * Closes the connection until the next `connect()` (back online): the stream is
+     * `reconnecting` meanwhile. Also called by `close()`, whose stopped machine ignores that.
+     */
     disconnect(): void {
       // Cleared first: close() reports `stopped` through dispatch, which may lead back here.
       const current = connection;
       connection = undefined;
       current?.close();
+      if (transport) changed('reconnecting');
     },
   };
 }

@@ -1,4 +1,4 @@
-import { nextDelay } from './backoff';
+import { nextDelay, RETRY_POLICY } from './backoff';
 import type { Activity, ClientStatus, ConnectionState, MachineState, ReadyResult, SnapshotSource } from './client-state';
 import type { DiagnosticEvent } from './diagnostic-events';
 import type { FlagplaneError } from './errors';
@@ -54,11 +54,6 @@ export interface Transition {
   effects: Effect[];
 }
 
-/** First retry after a failed fetch, in ms. */
-export const RETRY_BASE_MS = 1000;
-/** Cap of the retry delay when polling is off. */
-export const RETRY_MAX_MS = 60_000;
-export const RETRY_JITTER = 0.2;
 /** Delays before refetching when an answer is older than the announced version (protocol.md §8). */
 export const CATCH_UP_DELAYS_MS = [250, 500, 1000];
 
@@ -144,8 +139,9 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
       // A failure ends catching up; the retry is a plain poll.
       stopCatchingUp();
       status.error = event.error;
-      const max = Math.min(config.pollInterval || RETRY_MAX_MS, RETRY_MAX_MS);
-      const backoff = nextDelay(next.failures, { base: RETRY_BASE_MS, max, jitter: RETRY_JITTER, random: event.random });
+      // Capped by the poll interval too: a retry never waits longer than the next poll would.
+      const max = Math.min(config.pollInterval || RETRY_POLICY.max, RETRY_POLICY.max);
+      const backoff = nextDelay(next.failures, { ...RETRY_POLICY, max, random: event.random });
       effects.push({ type: 'report', error: event.error });
       arm('poll-due', Math.max(backoff, event.retryAfterMs ?? 0));
       break;

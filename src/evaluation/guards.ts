@@ -8,6 +8,9 @@ export const isNumber = (x: unknown): x is number => typeof x === 'number';
 
 export const { isArray } = Array;
 
+/** A non-null object that is not an array: a JSON object. */
+export const isRecord = (x: unknown): x is Record<string, unknown> => isObject(x) && !isArray(x);
+
 // An own-property check, so names like `constructor` or `__proto__` never resolve to
 // Object.prototype members. `Object.hasOwn` is ES2022; the bundle targets ES2020.
 export const own = (o: object, key: string): boolean => ({}).hasOwnProperty.call(o, key);

@@ -1,4 +1,4 @@
-import { nextDelay } from '../backoff';
+import { nextDelay, RETRY_POLICY } from '../backoff';
 import { parseJson } from '../snapshot-parse';
 import { StreamError } from './stream-error';
 
@@ -91,7 +91,7 @@ const stop = (state: StreamState, report?: StreamError): StreamStep => ({ state:
 /** Drops the socket and reconnects after the backoff delay (protocol.md §8): 1 s doubling to 60 s, plus up to 20 % jitter. */
 function reconnect(state: StreamState, random: number, report?: StreamError): StreamStep {
   const attempt = state.attempt + 1;
-  const timer = nextDelay(attempt, { base: 1000, max: 60_000, jitter: 0.2, random });
+  const timer = nextDelay(attempt, { ...RETRY_POLICY, random });
   return { state: { ...state, connection: 'reconnecting', attempt }, timer, report };
 }
 

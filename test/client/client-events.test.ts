@@ -177,21 +177,19 @@ describe('createEventSender: the bounded buffer', () => {
     const sent: DiagnosticEvent[] = [];
     const errors: FlagplaneError[] = [];
     const events = createEventSender({
-      baseUrl: 'https://flags.test',
       sdkKey: 'key',
       flushAt: 5000,
       flushInterval: 0,
       http: {
-        send: async (request) => {
+        send: async (_route, request) => {
           const outcome = await answer();
-          if (outcome.kind === 'response' && outcome.status === 202) sent.push(...JSON.parse(request.body!).events);
+          if (outcome.kind === 'response' && outcome.status === 202) sent.push(...JSON.parse(request!.body!).events);
           return outcome;
         },
         abortAll: () => undefined,
       },
       scheduler: { setTimeout: () => 1, clearTimeout: () => undefined, now: () => 0, random: () => 0 },
       report: (error) => errors.push(error),
-      newWindow: () => undefined,
     });
     return { events, sent, errors };
   }

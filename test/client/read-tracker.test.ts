@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DiagnosticEvent } from '../../src/diagnostic-events';
+import type { FlagplaneError } from '../../src/errors';
 import type { EvaluationDetails } from '../../src/evaluation-types';
-import { ReadTracker } from '../../src/read-tracker';
+import { createEventSender } from '../../src/event-sender';
 
 const served = (key: string, value: unknown, reason: EvaluationDetails['reason'] = 'TARGETING_MATCH'): EvaluationDetails => ({
   key,
@@ -11,48 +12,77 @@ const served = (key: string, value: unknown, reason: EvaluationDetails['reason']
   version: 3,
 });
 
+/**
+ * The read tracking of the event sender. `events` holds what was sent; `newWindow()` flushes
+ * (a flush starts a new window) and `sent()` flushes to read what was tracked since.
+ */
 function tracker() {
   const events: DiagnosticEvent[] = [];
-  return { events, tracker: new ReadTracker((event) => events.push(event)) };
+  const errors: FlagplaneError[] = [];
+  const sender = createEventSender({
+    sdkKey: 'key',
+    flushAt: 100_000,
+    flushInterval: 0,
+    http: {
+      send: async (_route, request) => {
+        events.push(...(JSON.parse(request!.body!) as { events: DiagnosticEvent[] }).events);
+        return { kind: 'response', status: 202, body: '', header: () => null };
+      },
+      abortAll: () => undefined,
+    },
+    scheduler: { setTimeout: () => 1, clearTimeout: () => undefined, now: () => 0, random: () => 0 },
+    report: (error) => errors.push(error),
+  });
+  const sent = async () => {
+    await sender.flush();
+    return events;
+  };
+  return { sent, errors, tracker: { track: sender.track, newWindow: sender.flush } };
 }
 
-describe('ReadTracker', () => {
-  it('reports a (key, value, user) once per flush window, not on every read', () => {
-    const { events, tracker: t } = tracker();
+describe('read tracking (createEventSender().track)', () => {
+  it('reports a (key, value, user) once per flush window, not on every read', async () => {
+    const { sent, tracker: t } = tracker();
     const details = served('a', true);
     for (let i = 0; i < 5; i++) t.track(details, 'u1');
     t.track(served('a', true), 'u1');
-    expect(events).toEqual([{ type: 'evaluation', key: 'a', reason: 'TARGETING_MATCH', value: true, userId: 'u1' }]);
+    expect(await sent()).toEqual([{ type: 'evaluation', key: 'a', reason: 'TARGETING_MATCH', value: true, userId: 'u1' }]);
     t.track(served('a', false), 'u1');
     t.track(details, 'u2');
-    expect(events).toHaveLength(3);
-    t.newWindow();
     t.track(details, 'u2');
-    expect(events).toHaveLength(4);
+    expect(await sent()).toHaveLength(3);
+    await t.newWindow();
+    t.track(details, 'u2');
+    expect(await sent()).toHaveLength(4);
   });
 
-  it('reports an unknown key once as unregistered_flag, and nothing for overrides or before a snapshot', () => {
-    const { events, tracker: t } = tracker();
+  it('reports an unknown key once as unregistered_flag, and nothing for overrides or before a snapshot', async () => {
+    const { sent, tracker: t } = tracker();
     const unknown = (): EvaluationDetails => ({ key: 'ghost', value: 1, reason: 'ERROR', variation: null, version: 3, errorCode: 'FLAG_NOT_FOUND' });
     t.track(unknown(), 'u1');
     t.track(unknown(), 'u1');
-    t.newWindow();
+    await t.newWindow();
     t.track(unknown(), 'u1');
     t.track({ key: 'o', value: 1, reason: 'OVERRIDE', variation: null, version: null }, 'u1');
     t.track({ key: 'p', value: 1, reason: 'ERROR', variation: null, version: null, errorCode: 'PROVIDER_NOT_READY' }, 'u1');
-    expect(events).toEqual([{ type: 'unregistered_flag', key: 'ghost' }]);
+    expect(await sent()).toEqual([{ type: 'unregistered_flag', key: 'ghost' }]);
   });
 
-  it('keeps its memory of combinations bounded', () => {
-    const { events, tracker: t } = tracker();
+  it('keeps its memory of combinations bounded', async () => {
+    const { sent, errors, tracker: t } = tracker();
+    // One window (no flush in between): the buffer keeps the newest 1000 and counts the rest.
     for (let i = 0; i < 10_001; i++) t.track(served('a', i), 'u1');
     t.track(served('a', 0), 'u1');
-    expect(events).toHaveLength(10_002);
+    const events = await sent();
+    expect(events).toHaveLength(1000);
+    expect(events.at(-1)).toMatchObject({ key: 'a', value: 0 });
+    // 10,002 events in all: the last read of 0 was reported again.
+    expect(errors.map((error) => error.message)).toEqual(['dropped the 9002 oldest events: the buffer holds at most 1000']);
   });
 
-  it('omits userId when there is none, and reports defaults served on errors', () => {
-    const { events, tracker: t } = tracker();
+  it('omits userId when there is none, and reports defaults served on errors', async () => {
+    const { sent, tracker: t } = tracker();
     t.track({ key: 'm', value: 0, reason: 'ERROR', variation: null, version: 3, errorCode: 'TYPE_MISMATCH' }, undefined);
-    expect(events).toEqual([{ type: 'evaluation', key: 'm', reason: 'ERROR', value: 0 }]);
+    expect(await sent()).toEqual([{ type: 'evaluation', key: 'm', reason: 'ERROR', value: 0 }]);
   });
 });
