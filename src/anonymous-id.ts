@@ -2,16 +2,13 @@ import type { StorageError } from './errors';
 import type { StorageAdapter } from './storage-types';
 import { settleStorage } from './sync-or-async';
 
-/** A random UUID v4: `crypto.randomUUID` where there is one (Hermes may lack it), else from `random`. */
+/**
+ * A random UUID v4: `crypto.randomUUID` where there is one (Hermes may lack it), else from
+ * `random`, with the variant nibble fixed at 8 (still 120 random bits).
+ */
 export function generateId(random: () => number): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  return (
-    crypto?.randomUUID?.() ??
-    'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx'.replace(/[xy]/g, (c) => {
-      const n = Math.floor(random() * 16);
-      return (c === 'x' ? n : (n & 3) | 8).toString(16);
-    })
-  );
+  return crypto?.randomUUID?.() ?? 'xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx'.replace(/x/g, () => Math.floor(random() * 16).toString(16));
 }
 
 /**

@@ -15,10 +15,9 @@ export function batchLength(events: DiagnosticEvent[]): number {
   let bytes = 50;
   let count = 0;
   for (const event of events.slice(0, MAX_BATCH_EVENTS)) {
-    // Its comma, then its UTF-8 bytes: 1 below U+0080, 2 below U+0800, else 3, and 4 for a
-    // surrogate pair (a string of length 2). JSON.stringify escapes lone surrogates.
-    bytes++;
-    for (const char of JSON.stringify(event)) bytes += char < '\x80' ? 1 : char < '\u0800' ? 2 : char.length + 2;
+    // Its comma, then its UTF-8 bytes: each escape `%XX` is one byte. JSON.stringify escapes
+    // lone surrogates, so encodeURIComponent cannot throw.
+    bytes += 1 + encodeURIComponent(JSON.stringify(event)).replace(/%../g, '.').length;
     if (bytes > MAX_BATCH_BYTES && count > 0) break;
     count++;
   }

@@ -45,6 +45,8 @@ export function createEventSender(options: EventSenderOptions) {
   const combinations = new Set<string>();
   const unknownKeys = new Set<string>();
 
+  /** Adds `id` to `seen`; whether it was new there. */
+  const isNew = (seen: Set<string>, id: string) => seen.size < seen.add(id).size;
   // Keeps the newest events; `splice` with a negative count removes nothing.
   const bound = () => (dropped += buffer.splice(0, buffer.length - MAX_BUFFERED_EVENTS).length);
   /**
@@ -53,7 +55,7 @@ export function createEventSender(options: EventSenderOptions) {
    * starts clears it: a timer never runs while a flush is in flight.
    */
   const setTimer = (delay: number) => {
-    if (timer !== undefined) scheduler.clearTimeout(timer);
+    scheduler.clearTimeout(timer);
     timer = delay > 0 && buffer.length && !closed ? scheduler.setTimeout(flush, delay) : undefined;
   };
 
@@ -121,29 +123,26 @@ export function createEventSender(options: EventSenderOptions) {
     /**
      * Reports a read served to `userId` (the context's, else the anonymous id): an
      * `evaluation` event the first time a (key, value, user) is served in a flush window,
-     * an `unregistered_flag` event the first time an unknown key is read. Reads before any
-     * snapshot and local overrides are not reported: they say nothing about the flags.
+     * an `unregistered_flag` event the first time an unknown key is read. Reads without a
+     * snapshot version (before any snapshot, local overrides) are not reported: they say
+     * nothing about the flags.
      */
     track(details: EvaluationDetails, userId?: string): void {
       if (served.has(details) && served.get(details) === userId) return;
       served.set(details, userId);
-      const { key, reason, value, errorCode } = details;
+      const { key, reason, value, version, errorCode } = details;
+      // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
+      if (combinations.size >= MAX_COMBINATIONS) combinations.clear();
       if (errorCode === 'FLAG_NOT_FOUND') {
-        if (!unknownKeys.has(key)) push({ type: 'unregistered_flag', key });
-        unknownKeys.add(key);
-      } else if (reason !== 'OVERRIDE' && errorCode !== 'PROVIDER_NOT_READY') {
-        const combination = JSON.stringify([key, userId, value]);
-        if (combinations.has(combination)) return;
-        // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
-        if (combinations.size >= MAX_COMBINATIONS) combinations.clear();
-        combinations.add(combination);
+        if (isNew(unknownKeys, key)) push({ type: 'unregistered_flag', key });
+      } else if (version !== null && isNew(combinations, JSON.stringify([key, userId, value]))) {
         // An undefined userId drops out of the JSON batch.
         push({ type: 'evaluation', key, reason, value: value ?? null, userId });
       }
     },
     /** Buffers the `error` event of an error reported through `onError`, without the SDK key. */
     error(error: FlagplaneError): void {
-      push({ type: 'error', message: error.message.split(options.sdkKey).join('[sdk key]').slice(0, 2048) });
+      push({ type: 'error', message: error.message.replaceAll(options.sdkKey, '[sdk key]').slice(0, 2048) });
     },
     flush,
     /** Flushes once more with keepalive; later events are not buffered, and no timer or page listener is left. */

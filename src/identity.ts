@@ -24,8 +24,7 @@ export function createOverlayFetcher(
   return (userId: string): Promise<void> => {
     controller?.abort();
     controller = new AbortController();
-    const query = `?userId=${encodeURIComponent(userId)}`;
-    return http.send(ROUTE, { query }, controller).then((outcome) => {
+    return http.send(ROUTE, { query: `?userId=${encodeURIComponent(userId)}` }, controller).then((outcome) => {
       // A slow overlay for a user who has since identified as someone else is discarded.
       if (outcome.kind === 'aborted' || currentUser() !== userId) return;
       if (outcome.kind === 'failed') return report(outcome.error);
@@ -33,7 +32,7 @@ export function createOverlayFetcher(
       // `undefined` for a body that is not JSON.
       const body = parseJson(outcome.body) as { userId?: unknown; traits?: unknown } | null | undefined;
       if (body?.userId === userId && isRecord(body.traits)) return apply(body.traits as Traits);
-      report(new SchemaError(`${ROUTE}: no traits for "${userId}"`));
+      report(new SchemaError(`${ROUTE}: no traits`));
     });
   };
 }
