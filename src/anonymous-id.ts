@@ -8,7 +8,7 @@ import { settleStorage } from './sync-or-async';
  */
 export function generateId(random: () => number): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  return crypto?.randomUUID?.() ?? 'xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx'.replace(/x/g, () => Math.floor(random() * 16).toString(16));
+  return crypto?.randomUUID?.() ?? 'xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx'.replaceAll('x', () => Math.floor(random() * 16).toString(16));
 }
 
 /**

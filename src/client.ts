@@ -6,6 +6,7 @@ import { createEventSender } from './event-sender';
 import { generateId, loadAnonymousId } from './anonymous-id';
 import { browserStorage } from './default-storage';
 import { createOverlayFetcher, type Traits } from './identity';
+import { isRecord } from './evaluation/guards';
 import { createTabSync } from './platform/index';
 import { watchActivity } from './activity';
 import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
@@ -239,8 +240,15 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       notify(changed);
     },
     async identify(userId, traits) {
-      if (typeof userId !== 'string' || !userId || userId.length > 256) {
-        reportError(new ConfigError(`identify needs a userId of 1 to 256 characters, got ${JSON.stringify(userId)}`));
+      let problem = typeof userId !== 'string' || !userId || userId.length > 256 ? `a userId of 1 to 256 characters, got ${String(userId)}` : '';
+      // Traits travel in the identify event: one that cannot be JSON would stall every later flush.
+      try {
+        if (traits != null && !isRecord(JSON.parse(JSON.stringify(traits)))) throw new TypeError('not an object');
+      } catch (cause) {
+        problem ||= `traits that are a JSON object (${(cause as Error).message})`;
+      }
+      if (problem) {
+        reportError(new ConfigError(`identify needs ${problem}`));
         return;
       }
       if (traits) sessionTraits = { ...traits };

@@ -18,7 +18,7 @@ export function batchLength(events: DiagnosticEvent[]): number {
     // Its comma, then its UTF-8 bytes: each escape `%XX` is one byte. JSON.stringify escapes
     // lone surrogates, so encodeURIComponent cannot throw.
     bytes += 1 + encodeURIComponent(JSON.stringify(event)).replace(/%../g, '.').length;
-    if (bytes > MAX_BATCH_BYTES && count > 0) break;
+    if (count && bytes > MAX_BATCH_BYTES) break;
     count++;
   }
   return count;

@@ -36,8 +36,10 @@ export function createEventSender(options: EventSenderOptions) {
   /** Events dropped because the buffer was full, reported at the next flush. */
   let dropped = 0;
   let timer: unknown;
-  let retries = 0;
-  let sending: Promise<void> | undefined;
+  /** The flush attempt in flight or waiting for its retry, 1-based; 0 while idle. */
+  let attempt = 0;
+  /** The last flush started: a flush asked for while another runs waits for it. */
+  let sending = Promise.resolve();
   let closed = false;
   // Read tracking. Fast path: a flag whose outcome did not change keeps its details object,
   // so a read already seen for this user in this window costs one lookup, not a JSON key.
@@ -50,26 +52,29 @@ export function createEventSender(options: EventSenderOptions) {
   // Keeps the newest events; `splice` with a negative count removes nothing.
   const bound = () => (dropped += buffer.splice(0, buffer.length - MAX_BUFFERED_EVENTS).length);
   /**
-   * Replaces the one timer (interval or retry). None without a delay (`flushInterval` 0),
-   * while no events wait (an idle client keeps no timer), or once closed. The flush it
-   * starts clears it: a timer never runs while a flush is in flight.
+   * Replaces the one timer (interval or retry). None without a delay (`flushInterval` 0)
+   * or once closed; only armed while events wait (an idle client keeps no timer). The
+   * flush it starts clears it: a timer never runs while a flush is in flight.
    */
   const setTimer = (delay: number) => {
     scheduler.clearTimeout(timer);
-    timer = delay > 0 && buffer.length && !closed ? scheduler.setTimeout(flush, delay) : undefined;
+    timer = delay > 0 && !closed ? scheduler.setTimeout(flush, delay) : undefined;
   };
 
+  /**
+   * Sends the buffer batch by batch until it is empty, events buffered meanwhile included
+   * (the bound never reaches the batch in flight), or until a batch must be retried.
+   */
   async function sendAll(keepalive?: boolean): Promise<void> {
-    setTimer(0); // clears it
     // A new flush window: combinations may be reported again.
     served = new WeakMap();
     combinations.clear();
+    setTimer(0); // clears it
+    attempt++;
     if (dropped) report(new FlagplaneError('events', `dropped the ${dropped} oldest events: the buffer holds at most ${MAX_BUFFERED_EVENTS}`));
     dropped = 0;
-    const pending = buffer;
-    buffer = [];
-    while (pending.length) {
-      const events = pending.splice(0, batchLength(pending));
+    while (buffer.length) {
+      const events = buffer.splice(0, batchLength(buffer));
       const outcome = await http.send(EVENTS_ROUTE, {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ sentAt: new Date(scheduler.now()).toISOString(), events }),
@@ -88,21 +93,18 @@ export function createEventSender(options: EventSenderOptions) {
       } else if (outcome.kind === 'failed') report(outcome.error);
       // Network error, timeout, 408, 429, 5xx (or an abort, which nobody asks of this
       // client): back in front, in order, for a retry.
-      buffer = events.concat(pending, buffer);
+      buffer = events.concat(buffer);
       bound();
-      return setTimer(nextDelay(++retries, { ...RETRY_POLICY, random: scheduler.random() }));
+      return setTimer(nextDelay(attempt, { ...RETRY_POLICY, random: scheduler.random() }));
     }
-    retries = 0;
-    setTimer(flushInterval);
+    // All sent: nothing waits, and push arms no timer while a flush runs.
+    attempt = 0;
   }
 
   /** Sends everything buffered; resolves when done (sent, dropped or put back for a retry). */
-  async function flush(keepalive?: boolean): Promise<void> {
-    if (sending) return sending.then(() => flush(keepalive));
-    if (buffer.length) {
-      sending = sendAll(keepalive).finally(() => (sending = undefined));
-      return sending;
-    }
+  function flush(keepalive?: boolean): Promise<void> {
+    // An idle sender starts at once: the batch is taken before the caller pushes more.
+    return (sending = attempt ? sending.then(() => sendAll(keepalive)) : sendAll(keepalive));
   }
 
   function push(event: DiagnosticEvent): void {
@@ -110,13 +112,14 @@ export function createEventSender(options: EventSenderOptions) {
     buffer.push(event);
     bound();
     // While a flush is in flight or waits for its retry, it owns the timer and the next send.
-    if (sending || retries) return;
-    if (buffer.length >= options.flushAt) void flush();
-    else if (timer === undefined) setTimer(flushInterval);
+    if (attempt) return;
+    if (buffer.length < options.flushAt) {
+      if (timer === undefined) setTimer(flushInterval);
+    } else void flush();
   }
 
   // Both halves may fire for one unload: a second flush finds the buffer empty.
-  const stopPageHide = onPageHide(() => void flush(true));
+  const stopPageHide = onPageHide(() => flush(true));
 
   return {
     push,

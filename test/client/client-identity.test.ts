@@ -78,6 +78,36 @@ describe('identify()', () => {
     expect(client.getContext().attributes).toEqual({ plan: 'pro' });
     await client.close();
   });
+
+  it('reports and ignores a bad userId or traits that are not a JSON object, and events keep flowing', async () => {
+    const { client, plane, errors } = await identityClient();
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const bad: Array<[unknown, unknown]> = [
+      ['', undefined],
+      [7n, undefined],
+      ['u-4', { big: 1n }],
+      ['u-4', circular],
+      ['u-4', ['plan']],
+      ['u-4', 'pro'],
+    ];
+    for (const [userId, traits] of bad) {
+      await expect((client.identify as (u: unknown, t: unknown) => Promise<void>)(userId, traits)).resolves.toBeUndefined();
+    }
+    expect(errors.map((error) => [error.name, error.message.replace(/ \([\s\S]*\)$/, '')])).toEqual([
+      ['ConfigError', 'identify needs a userId of 1 to 256 characters, got '],
+      ['ConfigError', 'identify needs a userId of 1 to 256 characters, got 7'],
+      ['ConfigError', 'identify needs traits that are a JSON object'],
+      ['ConfigError', 'identify needs traits that are a JSON object'],
+      ['ConfigError', 'identify needs traits that are a JSON object'],
+      ['ConfigError', 'identify needs traits that are a JSON object'],
+    ]);
+    expect(client.getContext().userId).toBeUndefined();
+    await client.identify('u-4', { plan: 'team' });
+    await client.flush();
+    expect(plane.events.filter((event) => event.type === 'identify')).toEqual([{ type: 'identify', userId: 'u-4', traits: { plan: 'team' } }]);
+    await client.close();
+  });
 });
 
 describe('the anonymous id', () => {
