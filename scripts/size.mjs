@@ -98,17 +98,19 @@ const rows = [
   { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 8400 },
   { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 9300 },
   { name: 'the stream adds (issue 5)', bytes: stream.gzip - core.gzip, target: 1000, budget: 1000 },
-  { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1000 },
+  // Modules only: with their call sites in client.ts (identify(), track, error, flush) they add
+  // about 1,360 B, measured by hand in docs/size.md — so issue 6's budget is not met yet.
+  { name: 'events and identity modules add (issue 6, call sites not counted)', bytes: partsOf['events and identity'], target: 1000, budget: 1000, partial: true },
   { name: 'React adds: FlagsProvider + useFlag, react external (issue 8)', bytes: react.gzip - core.gzip, target: 800, budget: 800 },
   { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 6850 },
   { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5300 },
 ];
 
 let failed = false;
-for (const { name, bytes, min, target, budget } of rows) {
+for (const { name, bytes, min, target, budget, partial } of rows) {
   const ok = bytes <= budget;
   failed ||= !ok;
-  const verdict = !ok ? 'OVER' : bytes <= target ? 'ok  ' : 'miss';
+  const verdict = !ok ? 'OVER' : partial ? 'part' : bytes <= target ? 'ok  ' : 'miss';
   const minified = min ? ` (${min} B min)` : '';
   console.log(`${verdict} ${name}: ${bytes} B gzip${minified}; issue target ${target}, enforced ${budget}`);
 }
@@ -120,5 +122,5 @@ if (process.argv.includes('--parts')) {
   console.log('     minified bytes per source file, core:');
   for (const { file, bytes } of core.parts.sort((a, b) => b.bytes - a.bytes)) if (bytes > 0) console.log(`     ${String(bytes).padStart(6)} ${file}`);
 }
-console.log("     'miss': works, but over the issue's target; see docs/size.md");
+console.log("     'miss': works, but over the issue's target; 'part': measures only part of what the target covers; see docs/size.md");
 process.exit(failed ? 1 : 0);
