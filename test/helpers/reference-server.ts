@@ -1,6 +1,32 @@
 import { afterEach, beforeEach } from 'vitest';
-import { startReferenceServer, type ReferenceServer } from '../../reference-server/index';
+import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../../reference-server/index';
 import type { FlagsClient } from '../../src/client-types';
+
+/** Keys and ids of reference-server/demo.json. */
+export const DEMO = {
+  adminToken: 'dev-admin-token',
+  prodServerKey: 'svc_sdk_server_demo_prod_0001',
+  prodClientKey: 'svc_sdk_client_demo_prod_0001',
+  stagingServerKey: 'svc_sdk_server_demo_stg_0001',
+  stagingClientKey: 'svc_sdk_client_demo_stg_0001',
+} as const;
+
+/**
+ * Starts reference servers for one test file; after each test `beforeClose` runs (to close
+ * the test's sockets first), then every server is released, even when the test failed.
+ */
+export function useServerPool(beforeClose: () => void = () => undefined) {
+  const servers: ReferenceServer[] = [];
+  afterEach(async () => {
+    beforeClose();
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return async (options: ReferenceServerOptions = {}): Promise<ReferenceServer> => {
+    const server = await startReferenceServer(options);
+    servers.push(server);
+    return server;
+  };
+}
 
 /**
  * A reference server on port 0 for each test of a file, and the clients a test registers;

@@ -1,17 +1,11 @@
-import { afterEach } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ClientOptions } from 'ws';
-import { startReferenceServer } from '../../reference-server/index';
-import type { ReferenceServer, ReferenceServerOptions } from '../../reference-server/index';
+import type { ReferenceServer } from '../../reference-server/index';
+import { useServerPool } from '../helpers/reference-server';
 
-/** Keys and ids of reference-server/demo.json. */
-export const DEMO = {
-  adminToken: 'dev-admin-token',
-  prodServerKey: 'svc_sdk_server_demo_prod_0001',
-  prodClientKey: 'svc_sdk_client_demo_prod_0001',
-  stagingServerKey: 'svc_sdk_server_demo_stg_0001',
-  stagingClientKey: 'svc_sdk_client_demo_stg_0001',
-} as const;
+import { DEMO } from '../helpers/reference-server';
+
+export { DEMO };
 
 export interface Closed {
   code: number;
@@ -122,20 +116,13 @@ export interface ConnectOptions {
  * test, so that a failing assertion never leaks a port or a socket.
  */
 export function useServers() {
-  const servers: ReferenceServer[] = [];
   const clients: StreamClient[] = [];
-
-  afterEach(async () => {
+  const start = useServerPool(() => {
     for (const client of clients.splice(0)) client.ws.terminate();
-    await Promise.all(servers.splice(0).map((server) => server.close()));
   });
 
   return {
-    async start(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
-      const server = await startReferenceServer(options);
-      servers.push(server);
-      return server;
-    },
+    start,
     /** Opens `${wsUrl}/sdk/v1/stream` without waiting for the upgrade. */
     connect(server: ReferenceServer, options: ConnectOptions = {}): StreamClient {
       const key = options.key ?? DEMO.prodClientKey;

@@ -1,33 +1,23 @@
-import { afterEach } from 'vitest';
 import { WebSocket as WsWebSocket } from 'ws';
-import { startReferenceServer } from '../../reference-server/index';
-import type { ReferenceServer, ReferenceServerOptions } from '../../reference-server/index';
+import { useServerPool } from '../helpers/reference-server';
 import type { SocketOpener } from '../../src/stream/socket-types';
 import type { StreamConnection } from '../../src/stream/stream-connection';
 
-/** Keys of reference-server/demo.json. */
-export const DEMO = {
-  prodClientKey: 'svc_sdk_client_demo_prod_0001',
-  stagingServerKey: 'svc_sdk_server_demo_stg_0001',
-} as const;
+import { DEMO } from '../helpers/reference-server';
+
+export { DEMO };
 
 /**
  * Starts reference servers and tracks stream connections for one test file; after each
  * test every connection is closed and every server released, even when a test failed.
  */
 export function useReferenceServers() {
-  const servers: ReferenceServer[] = [];
   const connections: StreamConnection[] = [];
-  afterEach(async () => {
+  const start = useServerPool(() => {
     for (const connection of connections.splice(0)) connection.close();
-    await Promise.all(servers.splice(0).map((server) => server.close()));
   });
   return {
-    async start(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
-      const server = await startReferenceServer(options);
-      servers.push(server);
-      return server;
-    },
+    start,
     track<T extends { connection: StreamConnection }>(stream: T): T {
       connections.push(stream.connection);
       return stream;
