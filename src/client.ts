@@ -241,19 +241,16 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     },
     async identify(userId, traits) {
       let problem = typeof userId !== 'string' || !userId || userId.length > 256 ? `a userId of 1 to 256 characters, got ${String(userId)}` : '';
-      // Traits travel in the identify event: one that cannot be JSON would stall every later flush.
+      // Traits travel as JSON in the identify event: a BigInt or a cycle would stall every later flush.
       try {
         if (traits != null && !isRecord(JSON.parse(JSON.stringify(traits)))) throw new TypeError('not an object');
       } catch (cause) {
         problem ||= `traits that are a JSON object (${(cause as Error).message})`;
       }
-      if (problem) {
-        reportError(new ConfigError(`identify needs ${problem}`));
-        return;
-      }
+      if (problem) return reportError(new ConfigError(`identify needs ${problem}`));
       if (traits) sessionTraits = { ...traits };
       context = { ...context, userId, attributes: sessionTraits };
-      events?.push({ type: 'identify', userId, traits: traits ? sessionTraits : {} });
+      events?.push({ type: 'identify', userId, traits: traits ?? {} });
       reevaluate();
       if (options.remoteTraits !== false && state.status.connection !== 'stopped') await fetchOverlay(userId);
     },

@@ -32,7 +32,8 @@ export interface EventSenderOptions {
  */
 export function createEventSender(options: EventSenderOptions) {
   const { http, scheduler, report, flushInterval } = options;
-  let buffer: DiagnosticEvent[] = [];
+  /** Each event as JSON, taken when it is pushed: later changes to its objects do not leak in. */
+  let buffer: string[] = [];
   /** Events dropped because the buffer was full, reported at the next flush. */
   let dropped = 0;
   let timer: unknown;
@@ -43,7 +44,7 @@ export function createEventSender(options: EventSenderOptions) {
   let closed = false;
   // Read tracking. Fast path: a flag whose outcome did not change keeps its details object,
   // so a read already seen for this user in this window costs one lookup, not a JSON key.
-  let served = new WeakMap<EvaluationDetails, string | undefined>();
+  let served = new WeakMap<EvaluationDetails, string>();
   const combinations = new Set<string>();
   const unknownKeys = new Set<string>();
 
@@ -77,7 +78,7 @@ export function createEventSender(options: EventSenderOptions) {
       const events = buffer.splice(0, batchLength(buffer));
       const outcome = await http.send(EVENTS_ROUTE, {
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ sentAt: new Date(scheduler.now()).toISOString(), events }),
+        body: `{"sentAt":"${new Date(scheduler.now()).toISOString()}","events":[${events}]}`,
         keepalive,
       });
       if (outcome.kind === 'response') {
@@ -107,9 +108,10 @@ export function createEventSender(options: EventSenderOptions) {
     return (sending = attempt ? sending.then(() => sendAll(keepalive)) : sendAll(keepalive));
   }
 
+  /** Buffers `event`; throws, buffering nothing, for one that JSON cannot hold (a `BigInt`, a cycle). */
   function push(event: DiagnosticEvent): void {
     if (closed) return;
-    buffer.push(event);
+    buffer.push(JSON.stringify(event));
     bound();
     // While a flush is in flight or waits for its retry, it owns the timer and the next send.
     if (attempt) return;
@@ -128,10 +130,10 @@ export function createEventSender(options: EventSenderOptions) {
      * `evaluation` event the first time a (key, value, user) is served in a flush window,
      * an `unregistered_flag` event the first time an unknown key is read. Reads without a
      * snapshot version (before any snapshot, local overrides) are not reported: they say
-     * nothing about the flags.
+     * nothing about the flags. Throws for a value JSON cannot hold.
      */
-    track(details: EvaluationDetails, userId?: string): void {
-      if (served.has(details) && served.get(details) === userId) return;
+    track(details: EvaluationDetails, userId: string): void {
+      if (served.get(details) === userId) return;
       served.set(details, userId);
       const { key, reason, value, version, errorCode } = details;
       // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
@@ -139,7 +141,6 @@ export function createEventSender(options: EventSenderOptions) {
       if (errorCode === 'FLAG_NOT_FOUND') {
         if (isNew(unknownKeys, key)) push({ type: 'unregistered_flag', key });
       } else if (version !== null && isNew(combinations, JSON.stringify([key, userId, value]))) {
-        // An undefined userId drops out of the JSON batch.
         push({ type: 'evaluation', key, reason, value: value ?? null, userId });
       }
     },

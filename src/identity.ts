@@ -21,18 +21,15 @@ export function createOverlayFetcher(
   report: (error: FlagplaneError) => void,
 ) {
   let controller: AbortController | undefined;
-  return (userId: string): Promise<void> => {
+  return async (userId: string): Promise<void> => {
     controller?.abort();
-    controller = new AbortController();
-    return http.send(ROUTE, { query: `?userId=${encodeURIComponent(userId)}` }, controller).then((outcome) => {
-      // A slow overlay for a user who has since identified as someone else is discarded.
-      if (outcome.kind === 'aborted' || currentUser() !== userId) return;
-      if (outcome.kind === 'failed') return report(outcome.error);
-      if (outcome.status !== 200) return report(httpErrorOf(outcome, ROUTE));
-      // `undefined` for a body that is not JSON.
-      const body = parseJson(outcome.body) as { userId?: unknown; traits?: unknown } | null | undefined;
-      if (body?.userId === userId && isRecord(body.traits)) return apply(body.traits as Traits);
-      report(new SchemaError(`${ROUTE}: no traits`));
-    });
+    const outcome = await http.send(ROUTE, { query: `?userId=${encodeURIComponent(userId)}` }, (controller = new AbortController()));
+    // A slow overlay for a user who has since identified as someone else is discarded.
+    if (outcome.kind === 'aborted' || currentUser() !== userId) return;
+    const ok = outcome.kind === 'response' && outcome.status === 200;
+    // `undefined` for a body that is not JSON.
+    const body = ok && (parseJson(outcome.body) as { userId?: unknown; traits?: unknown } | null | undefined);
+    if (body && body.userId === userId && isRecord(body.traits)) apply(body.traits as Traits);
+    else report(outcome.kind === 'failed' ? outcome.error : ok ? new SchemaError(`${ROUTE}: no traits`) : httpErrorOf(outcome, ROUTE));
   };
 }

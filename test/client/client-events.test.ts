@@ -140,10 +140,12 @@ describe('the event buffer', () => {
 describe('batchLength (keepalive limit)', () => {
   const big = (i: number): DiagnosticEvent => ({ type: 'error', message: `${i}:${'é'.repeat(900)}` });
   const sentAt = '2026-01-01T00:00:00.000Z';
-  // Splits as the sender does: each batch takes the leading events that fit.
+  // Splits as the sender does, over each event's JSON: each batch takes the leading events that fit.
   const split = (events: DiagnosticEvent[]) => {
     const batches: DiagnosticEvent[][] = [];
-    for (const rest = [...events]; rest.length > 0; ) batches.push(rest.splice(0, batchLength(rest)));
+    for (const rest = events.map((event) => JSON.stringify(event)); rest.length > 0; ) {
+      batches.push(rest.splice(0, batchLength(rest)).map((json) => JSON.parse(json) as DiagnosticEvent));
+    }
     return batches;
   };
   const bytes = (events: DiagnosticEvent[]) => Buffer.byteLength(JSON.stringify({ sentAt, events }));

@@ -80,9 +80,16 @@ describe('read tracking (createEventSender().track)', () => {
     expect(errors.map((error) => error.message)).toEqual(['dropped the 9002 oldest events: the buffer holds at most 1000']);
   });
 
-  it('omits userId when there is none, and reports defaults served on errors', async () => {
+  it('reports defaults served on errors', async () => {
     const { sent, tracker: t } = tracker();
-    t.track({ key: 'm', value: 0, reason: 'ERROR', variation: null, version: 3, errorCode: 'TYPE_MISMATCH' }, undefined);
-    expect(await sent()).toEqual([{ type: 'evaluation', key: 'm', reason: 'ERROR', value: 0 }]);
+    t.track({ key: 'm', value: 0, reason: 'ERROR', variation: null, version: 3, errorCode: 'TYPE_MISMATCH' }, 'u1');
+    expect(await sent()).toEqual([{ type: 'evaluation', key: 'm', reason: 'ERROR', value: 0, userId: 'u1' }]);
+  });
+
+  it('throws for a value JSON cannot hold, buffering nothing, and goes on', async () => {
+    const { sent, tracker: t } = tracker();
+    expect(() => t.track(served('big', 1n), 'u1')).toThrow(TypeError);
+    t.track(served('a', 1), 'u1');
+    expect(await sent()).toEqual([{ type: 'evaluation', key: 'a', reason: 'TARGETING_MATCH', value: 1, userId: 'u1' }]);
   });
 });
