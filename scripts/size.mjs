@@ -122,7 +122,7 @@ function edit(path, file, edits) {
   let text = readFileSync(path, 'utf8');
   for (const [pattern, replacement] of edits) {
     const matches = typeof pattern === 'string' ? text.split(pattern).length - 1 : (text.match(new RegExp(pattern.source, 'g')) ?? []).length;
-    if (matches !== 1) throw new Error(`size.mjs: an edit of ${file} matches ${matches} times, not once: ${pattern} — update STUBS to the new source`);
+    if (matches !== 1) throw new Error(`size.mjs: an edit of ${file} matches ${matches} times, not once: ${typeof pattern === 'string' ? JSON.stringify(pattern) : pattern} — update STUBS to the new source`);
     text = text.replace(pattern, () => replacement);
   }
   return text;
