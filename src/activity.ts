@@ -9,17 +9,19 @@ export interface ActivityOptions {
   onlineSource?: OnlineSource;
 }
 
-/** Watches visibility and connectivity; offline wins over hidden. */
-export function watchActivity(options: ActivityOptions, onChange: () => void) {
+/**
+ * Watches visibility and connectivity; offline wins over hidden. `onChange` hears the new
+ * activity — from a source that calls back while being subscribed too, before this returns.
+ */
+export function watchActivity(options: ActivityOptions, onChange: (activity: Activity) => void) {
   const visibility = options.visibilitySource ?? browserVisibility();
   const online = options.onlineSource ?? browserOnline();
-  return {
-    current: (): Activity =>
-      options.pauseWhenOffline !== false && !online.isOnline()
-        ? 'offline'
-        : options.pauseWhenHidden !== false && !visibility.isVisible()
-          ? 'hidden'
-          : 'active',
-    stop: stopAll(visibility.subscribe(onChange), online.subscribe(onChange)),
-  };
+  const current = (): Activity =>
+    options.pauseWhenOffline !== false && !online.isOnline()
+      ? 'offline'
+      : options.pauseWhenHidden !== false && !visibility.isVisible()
+        ? 'hidden'
+        : 'active';
+  const changed = () => onChange(current());
+  return { current, stop: stopAll(visibility.subscribe(changed), online.subscribe(changed)) };
 }

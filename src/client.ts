@@ -72,9 +72,10 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     events?.error(error);
     callOnError(error);
   };
-  const listeners = createSubscribable<ChangeEvent>((cause) =>
-    reportError(new FlagplaneError('listener', `a subscribe listener threw: ${(cause as Error)?.message ?? cause}`, cause)),
-  );
+  /** An app callback (a listener, a custom source or transport) threw. */
+  const threw = (what: string, cause: unknown) =>
+    reportError(new FlagplaneError('listener', `${what} threw: ${(cause as Error)?.message ?? cause}`, cause));
+  const listeners = createSubscribable<ChangeEvent>((cause) => threw('a subscribe listener', cause));
 
   /** Arms the timer (replacing it), or only clears it when `delay` is `null`. */
   const setTimer = (name: TimerName, delay: number | null) => {
@@ -94,6 +95,8 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   };
 
   function run(effect: Effect): void {
+    // A listener or onError may have closed the client mid-dispatch: start nothing more.
+    if (state.status.connection === 'stopped' && (effect.type === 'fetch' || effect.type === 'timer')) return;
     switch (effect.type) {
       case 'fetch': {
         setTimer('poll-due', null);
@@ -121,11 +124,17 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
         return events?.push(effect);
       case 'stop':
         for (const name of Object.keys(timers) as TimerName[]) setTimer(name, null);
-        stream.disconnect();
-        activity.stop();
-        tabs?.close();
         http.abortAll();
+        tabs?.close();
         listeners.clear();
+        // Last, each on its own: a custom stream transport or platform source may throw.
+        for (const stop of [stream.disconnect, activity.stop]) {
+          try {
+            stop();
+          } catch (cause) {
+            threw('closing', cause);
+          }
+        }
     }
   }
 
@@ -149,15 +158,18 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     if (state.snapshot !== previous.snapshot) reevaluate(statusChanged);
     else notify(new Set(), statusChanged);
     for (const effect of next.effects) run(effect);
-    if (state.activity !== previous.activity) {
+    if (state.activity !== previous.activity && state.status.connection !== 'stopped') {
       // Reconnects wait for the network: no socket while offline.
       if (state.activity !== 'offline') stream.connect();
       else stream.disconnect();
     }
   }
 
-  const resolve = (key: string, fallback: JsonValue | undefined) =>
-    overrides.get(key) ?? resolveRead(key, flags.get(key), state.snapshot, fallback);
+  function resolve(key: string, fallback: JsonValue | undefined): EvaluationDetails<JsonValue | undefined> {
+    const override = overrides.get(key);
+    // An override is served like a flag: of another JSON type than the fallback, it is not.
+    return resolveRead(key, override ?? flags.get(key), override ?? state.snapshot, fallback);
+  }
 
   function details(key: string, fallback: JsonValue | undefined): EvaluationDetails<JsonValue | undefined> {
     const result = resolve(key, fallback === undefined ? defaults[key] : fallback);
@@ -206,7 +218,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     dispatch,
     onError: reportError,
   });
-  const activity = watchActivity(options, () => dispatch({ type: 'activity', activity: activity.current() }));
+  const activity = watchActivity(options, (current) => dispatch({ type: 'activity', activity: current }));
   const tabs =
     options.syncTabs === false
       ? null
@@ -218,13 +230,12 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     get: ((key: string, fallback?: JsonValue) => details(key, fallback).value) as FlagsClient['get'],
     getDetails: details as FlagsClient['getDetails'],
     getAll() {
-      if (allValues) return allValues;
-      const values: Record<string, JsonValue> = {};
-      for (const key of new Set([...Object.keys(defaults), ...flags.keys(), ...overrides.keys()])) {
-        const { value } = resolve(key, defaults[key]);
-        if (value !== undefined) values[key] = value;
-      }
-      return (allValues = values);
+      // Built from entries: a flag named `__proto__` stays a key, never the prototype.
+      return (allValues ??= Object.fromEntries(
+        [...new Set([...Object.keys(defaults), ...flags.keys(), ...overrides.keys()])]
+          .map((key) => [key, resolve(key, defaults[key]).value])
+          .filter(([, value]) => value !== undefined),
+      ));
     },
     getStatus: () => state.status,
     getContext: () => context,
@@ -234,6 +245,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       reevaluate();
     },
     setOverrides(values) {
+      if (values != null && !isRecord(values)) return reportError(new ConfigError('setOverrides needs an object of flag values'));
       const next = buildOverrides(values ?? {});
       const changed = changedOverrides(overrides, next);
       overrides = next;

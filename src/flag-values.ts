@@ -58,20 +58,21 @@ const kindOf = (value: JsonValue | undefined): string => Object.prototype.toStri
 /**
  * The read path: the evaluated flag, else the fallback with an `ERROR` reason. When a
  * fallback is known, a served value of another JSON kind yields the fallback too, so a
- * typed `get` never returns a value of the wrong type.
+ * typed `get` never returns a value of the wrong type. `source` is what the value came
+ * from: the snapshot (`null` before one), or a local override (itself, version `null`).
  */
 export function resolveRead<T extends JsonValue | undefined>(
   key: string,
   evaluated: EvaluationDetails | undefined,
-  snapshot: FlagSnapshot | null,
+  source: Pick<FlagSnapshot, 'version'> | EvaluationDetails | null,
   fallback: T,
 ): EvaluationDetails<JsonValue | T> {
-  const errorCode = !snapshot
+  const errorCode = !source
     ? 'PROVIDER_NOT_READY'
     : !evaluated
       ? 'FLAG_NOT_FOUND'
       : (evaluated.errorCode ?? (fallback !== undefined && kindOf(evaluated.value) !== kindOf(fallback) ? 'TYPE_MISMATCH' : undefined));
   return errorCode
-    ? { key, value: fallback, reason: 'ERROR', variation: null, version: snapshot?.version ?? null, errorCode }
+    ? { key, value: fallback, reason: 'ERROR', variation: null, version: source?.version ?? null, errorCode }
     : evaluated!;
 }

@@ -66,6 +66,8 @@ export function createHttpClient(options: {
           }),
           cut,
         ]);
+        // A custom transport with a missing `return` must not leave its caller waiting.
+        if (!result) throw new TypeError('the transport answered nothing');
       } catch (cause) {
         // A transport must not throw; one that does is treated as a network error.
         result = { kind: 'network-error', cause };

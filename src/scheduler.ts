@@ -11,7 +11,9 @@ export interface Scheduler {
 // Globals are looked up on every call, never captured at import time, so that fake
 // timers installed after this module loads still reach them.
 export const defaultScheduler: Scheduler = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  // Platforms fire a delay over 2^31-1 ms (24.8 days) at once: a huge Retry-After or
+  // pollInterval would turn into a loop. Clamped, it waits as long as a timer can.
+  setTimeout: (callback, ms) => setTimeout(callback, Math.min(ms, 2 ** 31 - 1)),
   clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
   now: () => Date.now(),
   random: () => Math.random(),

@@ -39,7 +39,7 @@ export function openSnapshotCache(
     (raw) => {
       const record = JSON.parse(raw ?? 'null') as PersistedSnapshot | null;
       const checked = record?.format === 1 && record.key === keyFingerprint && checkSnapshot(record.snapshot, 'cache');
-      if (checked && checked.kind === 'ok') onHit({ snapshot: checked.snapshot, etag: record!.etag });
+      if (checked && checked.kind === 'ok') onHit({ snapshot: checked.snapshot, etag: typeof record!.etag === 'string' ? record!.etag : null });
     },
   );
   return ({ snapshot, etag }) => {

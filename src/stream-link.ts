@@ -23,10 +23,14 @@ export function createStreamLink(options: {
   const transport = streamUrl && options.transport;
   const changed = (connection: StreamConnectionState) => dispatch({ type: 'stream-state', connection });
   let connection: StreamConnection | undefined;
+  /** Counts connects and disconnects: a listener of `connecting` may close the client. */
+  let generation = 0;
   return {
     connect(): void {
       if (!transport || connection) return;
+      const current = ++generation;
       changed('connecting');
+      if (current !== generation) return;
       // The options carry streamUrl, sdkKey, scheduler, lastKnownVersion and onError already.
       connection = transport.connect({
         ...(options as typeof options & { streamUrl: string }),
@@ -42,6 +46,7 @@ export function createStreamLink(options: {
       // Cleared first: close() reports `stopped` through dispatch, which may lead back here.
       const current = connection;
       connection = undefined;
+      generation++;
       current?.close();
       if (transport) changed('reconnecting');
     },

@@ -151,7 +151,8 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
       if (next.fetch === 'idle' && next.activity === 'active') fetch();
       break;
     case 'refresh':
-      fetch();
+      // No request while offline: coming back online fetches.
+      if (next.activity !== 'offline') fetch();
       break;
     case 'stream-notify':
       if (next.activity === 'offline' || (event.kind === 'updated' && held >= event.version)) break;
