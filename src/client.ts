@@ -6,7 +6,7 @@ import { createEventSender } from './event-sender';
 import { generateId, loadAnonymousId } from './anonymous-id';
 import { browserStorage } from './default-storage';
 import { createOverlayFetcher, type Traits } from './identity';
-import { isRecord } from './evaluation/guards';
+import { isId, isRecord, isString } from './evaluation/guards';
 import { createTabSync } from './platform/index';
 import { watchActivity } from './activity';
 import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
@@ -53,7 +53,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
           report: callOnError,
         });
   const storage = options.cache ?? (options.persist === false ? undefined : browserStorage());
-  let anonymousId = options.anonymousId ?? generateId(scheduler.random);
+  let anonymousId = options.anonymousId || generateId(scheduler.random);
   const bucketingKey = () => context.userId ?? anonymousId;
   const keyFingerprint = fingerprint(config.sdkKey);
   const storageKey = config.storageKey ?? `flagplane:snapshot:${keyFingerprint}`;
@@ -252,17 +252,21 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       notify(changed);
     },
     async identify(userId, traits) {
-      let problem = typeof userId !== 'string' || !userId || userId.length > 256 ? `a userId of 1 to 256 characters, got ${String(userId)}` : '';
-      // Traits travel as JSON in the identify event: a BigInt or a cycle would stall every later flush.
+      const id: unknown = userId;
+      let json: unknown;
+      let problem = isId(id) ? '' : `a userId of 1 to 256 characters, got ${isString(id) ? `${id.length} characters` : typeof id}`;
+      // The traits as the identify event sends them (the server takes 100 at most); the
+      // context holds the same, so a Date is evaluated as the ISO string it is sent as.
       try {
-        if (traits != null && !isRecord(JSON.parse(JSON.stringify(traits)))) throw new TypeError('not an object');
+        json = JSON.parse(JSON.stringify(traits ?? {}));
       } catch (cause) {
         problem ||= `traits that are a JSON object (${(cause as Error).message})`;
       }
+      if (!problem && !(isRecord(json) && Object.keys(json).length <= 100)) problem = 'traits that are a JSON object of at most 100 members';
       if (problem) return reportError(new ConfigError(`identify needs ${problem}`));
-      if (traits) sessionTraits = { ...traits };
+      if (traits) sessionTraits = json as Traits;
       context = { ...context, userId, attributes: sessionTraits };
-      events?.push({ type: 'identify', userId, traits: traits ?? {} });
+      events?.push({ type: 'identify', userId, traits: json as Traits });
       reevaluate();
       if (options.remoteTraits !== false && state.status.connection !== 'stopped') await fetchOverlay(userId);
     },

@@ -2,9 +2,11 @@ import { nextDelay, RETRY_POLICY } from './backoff';
 import type { DiagnosticEvent } from './diagnostic-events';
 import { FlagplaneError } from './errors';
 import type { EvaluationDetails } from './evaluation-types';
+import { isId } from './evaluation/guards';
 import { batchLength } from './event-batches';
 import { httpErrorOf, type HttpClient } from './http-client';
 import { onPageHide } from './platform/index';
+import { parseRetryAfter } from './snapshot-fetch';
 import type { Scheduler } from './scheduler';
 
 export const EVENTS_ROUTE = 'POST /sdk/v1/events';
@@ -37,11 +39,14 @@ export function createEventSender(options: EventSenderOptions) {
   /** Events dropped because the buffer was full, reported at the next flush. */
   let dropped = 0;
   let timer: unknown;
-  /** The flush attempt in flight or waiting for its retry, 1-based; 0 while idle. */
+  /** Failed sends in a row: the backoff of the retry waiting, 0 when none waits. */
   let attempt = 0;
-  /** The last flush started: a flush asked for while another runs waits for it. */
-  let sending = Promise.resolve();
+  /** Send loops in flight, and the promise of the last one started. */
+  let loops = 0;
+  let running = Promise.resolve();
   let closed = false;
+  /** `close()`'s last flush: once it started, nothing more is sent. */
+  let closing: Promise<void> | undefined;
   // Read tracking. Fast path: a flag whose outcome did not change keeps its details object,
   // so a read already seen for this user in this window costs one lookup, not a JSON key.
   let served = new WeakMap<EvaluationDetails, string>();
@@ -71,11 +76,12 @@ export function createEventSender(options: EventSenderOptions) {
     served = new WeakMap();
     combinations.clear();
     setTimer(0); // clears it
-    attempt++;
+    loops++;
     if (dropped) report(new FlagplaneError('events', `dropped the ${dropped} oldest events: the buffer holds at most ${MAX_BUFFERED_EVENTS}`));
     dropped = 0;
     while (buffer.length) {
       const events = buffer.splice(0, batchLength(buffer));
+      let retryAfter = 0;
       const outcome = await http.send(EVENTS_ROUTE, {
         headers: { 'content-type': 'application/json' },
         body: `{"sentAt":"${new Date(scheduler.now()).toISOString()}","events":[${events}]}`,
@@ -91,21 +97,30 @@ export function createEventSender(options: EventSenderOptions) {
           continue;
         }
         report(error);
+        // Protocol.md §5: a 429 or 503 may say how long to wait.
+        if (status === 429 || status === 503) retryAfter = parseRetryAfter(outcome.header('retry-after'), scheduler.now()) ?? 0;
       } else if (outcome.kind === 'failed') report(outcome.error);
       // Network error, timeout, 408, 429, 5xx (or an abort, which nobody asks of this
       // client): back in front, in order, for a retry.
       buffer = events.concat(buffer);
       bound();
-      return setTimer(nextDelay(attempt, { ...RETRY_POLICY, random: scheduler.random() }));
+      loops--;
+      return setTimer(Math.max(retryAfter, nextDelay(++attempt, { ...RETRY_POLICY, random: scheduler.random() })));
     }
-    // All sent: nothing waits, and push arms no timer while a flush runs.
+    // All sent: no retry waits.
+    loops--;
     attempt = 0;
   }
 
-  /** Sends everything buffered; resolves when done (sent, dropped or put back for a retry). */
+  /**
+   * Sends everything buffered; resolves when done (sent, dropped or put back for a retry).
+   * Asked for while a send runs, it is that send, which takes what is buffered meanwhile
+   * too — except with keepalive (the page is going away), which cannot wait: it sends what
+   * waits at once, beside the request in flight.
+   */
   function flush(keepalive?: boolean): Promise<void> {
-    // An idle sender starts at once: the batch is taken before the caller pushes more.
-    return (sending = attempt ? sending.then(() => sendAll(keepalive)) : sendAll(keepalive));
+    if (closing) return closing;
+    return loops && !keepalive ? running : (running = sendAll(keepalive));
   }
 
   /** Buffers `event`; throws, buffering nothing, for one that JSON cannot hold (a `BigInt`, a cycle). */
@@ -113,8 +128,8 @@ export function createEventSender(options: EventSenderOptions) {
     if (closed) return;
     buffer.push(JSON.stringify(event));
     bound();
-    // While a flush is in flight or waits for its retry, it owns the timer and the next send.
-    if (attempt) return;
+    // While a send runs or a retry waits, that one sends this event: no timer, no flush.
+    if (loops || attempt) return;
     if (buffer.length < options.flushAt) {
       if (timer === undefined) setTimer(flushInterval);
     } else void flush();
@@ -136,12 +151,14 @@ export function createEventSender(options: EventSenderOptions) {
       if (served.get(details) === userId) return;
       served.set(details, userId);
       const { key, reason, value, version, errorCode } = details;
+      // Only what the events route takes: one event it refuses would cost its whole batch.
+      if (!isId(key)) return;
       // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
       if (combinations.size >= MAX_COMBINATIONS) combinations.clear();
       if (errorCode === 'FLAG_NOT_FOUND') {
         if (isNew(unknownKeys, key)) push({ type: 'unregistered_flag', key });
       } else if (version !== null && isNew(combinations, JSON.stringify([key, userId, value]))) {
-        push({ type: 'evaluation', key, reason, value: value ?? null, userId });
+        push({ type: 'evaluation', key, reason, value: value ?? null, userId: isId(userId) ? userId : undefined });
       }
     },
     /** Buffers the `error` event of an error reported through `onError`, without the SDK key. */
@@ -149,11 +166,16 @@ export function createEventSender(options: EventSenderOptions) {
       push({ type: 'error', message: error.message.replaceAll(options.sdkKey, '[sdk key]').slice(0, 2048) });
     },
     flush,
-    /** Flushes once more with keepalive; later events are not buffered, and no timer or page listener is left. */
+    /**
+     * Flushes once more with keepalive, and resolves when that and any send in flight are
+     * done; later events are not buffered, later flushes send nothing, and no timer or page
+     * listener is left.
+     */
     close(): Promise<void> {
+      const previous = running;
       closed = true;
       stopPageHide();
-      return flush(true);
+      return (closing ??= flush(true).then(() => previous));
     },
   };
 }

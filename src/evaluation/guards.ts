@@ -8,6 +8,9 @@ export const isNumber = (x: unknown): x is number => typeof x === 'number';
 
 export const { isArray } = Array;
 
+/** A string of 1 to 256 characters: what the events route takes as a key or a userId (protocol.md §9). */
+export const isId = (x: unknown): x is string => isString(x) && x.length > 0 && x.length <= 256;
+
 /** A non-null object that is not an array: a JSON object. */
 export const isRecord = (x: unknown): x is Record<string, unknown> => isObject(x) && !isArray(x);
 

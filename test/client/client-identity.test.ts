@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryStorage } from '../../src/memory-storage';
-import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
+import type { FlagSnapshot } from '../../src/snapshot-types';
 import type { Reply } from '../helpers/fake-transport';
 import { jsonResponse, response } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
-import { fakeDataPlane } from '../helpers/events-server';
+import { byPlan, dataPlaneClient, fakeDataPlane } from '../helpers/events-server';
 import { servingFlag } from '../helpers/snapshots';
 
 beforeEach(() => {
@@ -14,20 +14,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const byPlan = (plan: string): Flag => ({
-  ...servingFlag('no'),
-  variations: ['no', 'yes'],
-  fallthrough: { variation: 0 },
-  rules: [{ id: plan, conditions: [{ kind: 'attribute', attribute: 'plan', op: 'in', values: [plan] }], serve: { variation: 1 } }],
-});
 const snapshot: FlagSnapshot = { schemaVersion: 1, version: 1, environmentId: 'production', flags: { pro: byPlan('pro'), team: byPlan('team'), other: servingFlag(1) } };
 
-async function identityClient(options: Record<string, unknown> = {}) {
-  const plane = fakeDataPlane(snapshot);
-  const h = harness(plane.handler, { events: true, flushInterval: 0, ...options });
-  await h.client.ready();
-  return { ...h, plane };
-}
+const identityClient = (options: Record<string, unknown> = {}) => dataPlaneClient(snapshot, options);
 
 describe('identify()', () => {
   it('sets userId and session traits, queues an identify event and notifies only changed flags', async () => {
@@ -95,12 +84,12 @@ describe('identify()', () => {
       await expect((client.identify as (u: unknown, t: unknown) => Promise<void>)(userId, traits)).resolves.toBeUndefined();
     }
     expect(errors.map((error) => [error.name, error.message.replace(/ \([\s\S]*\)$/, '')])).toEqual([
-      ['ConfigError', 'identify needs a userId of 1 to 256 characters, got '],
-      ['ConfigError', 'identify needs a userId of 1 to 256 characters, got 7'],
+      ['ConfigError', 'identify needs a userId of 1 to 256 characters, got 0 characters'],
+      ['ConfigError', 'identify needs a userId of 1 to 256 characters, got bigint'],
       ['ConfigError', 'identify needs traits that are a JSON object'],
       ['ConfigError', 'identify needs traits that are a JSON object'],
-      ['ConfigError', 'identify needs traits that are a JSON object'],
-      ['ConfigError', 'identify needs traits that are a JSON object'],
+      ['ConfigError', 'identify needs traits that are a JSON object of at most 100 members'],
+      ['ConfigError', 'identify needs traits that are a JSON object of at most 100 members'],
     ]);
     expect(client.getContext().userId).toBeUndefined();
     await client.identify('u-4', { plan: 'team' });

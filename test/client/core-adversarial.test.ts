@@ -136,7 +136,7 @@ describe('close() with everything pending at once', () => {
 });
 
 describe('re-entrant calls from listeners and onError', () => {
-  it('close() from a subscribe listener leaves no timer behind (the poll is armed after close)', async () => {
+  it('close() from a subscribe listener leaves no timer behind (no poll is armed after close)', async () => {
     const server = snapshotServer(snapshotOf(1, { a: 1 }));
     const { client, requests } = harness(server.handler, { pollInterval: 30_000 });
     client.subscribe(() => void client.close());
@@ -199,7 +199,7 @@ describe('re-entrant calls from listeners and onError', () => {
 
 describe('platform sources', () => {
   it('a source that reports its current state synchronously on subscribe does not crash createClient', () => {
-    // Today: ReferenceError "Cannot access 'activity' before initialization" out of createClient.
+    // Before the fix: ReferenceError "Cannot access 'activity' before initialization" out of createClient.
     const eager: OnlineSource = {
       isOnline: () => true,
       // Observable-style sources (a store with fireImmediately, a BehaviorSubject) call back at once.
@@ -241,7 +241,7 @@ describe('platform sources', () => {
     await client.close();
   });
 
-  it('close() from a listener hearing `connecting` leaves no socket open (the socket is opened after close)', async () => {
+  it('close() from a listener hearing `connecting` leaves no socket open (none is opened after close)', async () => {
     const net = source(false);
     const sockets = createFakeSockets();
     const { client } = harness(snapshotServer(snapshotOf(1, { a: 1 })).handler, {
@@ -275,7 +275,7 @@ describe('platform sources', () => {
       (error: unknown) => `rejected: ${(error as Error).message}`,
     );
     await vi.advanceTimersByTimeAsync(0);
-    // Today: close() rejects, the request is not aborted, its timeout stays armed, and ready()
+    // Before the fix: close() rejects, the request is not aborted, its timeout stays armed, and ready()
     // never settles (the resolve-ready effect comes after the throwing stop effect).
     expect(closed).toBe('resolved');
     expect(requests[0]!.signal.aborted).toBe(true);
@@ -373,7 +373,7 @@ describe('setOverrides with odd input', () => {
     client.setOverrides('on' as never);
     const all = client.getAll();
     await client.close();
-    // Today: { 0: 'o', 1: 'n', a: 1 } and no error.
+    // Before the fix: { 0: 'o', 1: 'n', a: 1 } and no error.
     expect(all).toEqual({ a: 1 });
     expect(errors).toHaveLength(1);
   });
@@ -439,7 +439,7 @@ describe('transports that break the contract', () => {
     const { client, errors } = harness(() => 'hang', { transport, pollInterval: 1000 });
     await vi.advanceTimersByTimeAsync(0);
     expect(client.get('a')).toBe(1);
-    // Today: refresh() rejects with "Cannot read properties of undefined (reading 'kind')", nothing
+    // Before the fix: refresh() rejects with "Cannot read properties of undefined (reading 'kind')", nothing
     // is reported, and the machine stays `in-flight` forever: no poll, no retry.
     const outcome = await client.refresh().then(
       () => 'resolved',
@@ -542,7 +542,7 @@ describe('a cache holding garbage', () => {
     const { client, requests } = harness(() => 'hang', { cache: memory });
     const header: unknown = requests[0]!.headers['if-none-match'];
     await client.close();
-    // Today: the object itself goes out as the header value (tab sync checks this, the cache does not).
+    // Before the fix: the object itself goes out as the header value (tab sync checks this, the cache does not).
     expect(header === undefined || typeof header === 'string').toBe(true);
   });
 });
@@ -610,7 +610,7 @@ describe('huge but finite intervals', () => {
     await vi.advanceTimersByTimeAsync(1000);
     const before = [...seen];
     await client.close();
-    // Today: { status: 'timeout' } after 1 ms.
+    // Before the fix: { status: 'timeout' } after 1 ms.
     expect(before).toEqual([]);
   });
 });

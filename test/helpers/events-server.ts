@@ -1,6 +1,8 @@
 import type { HttpRequest } from '../../src/http-types';
-import type { FlagSnapshot } from '../../src/snapshot-types';
+import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
+import { harness } from './client-harness';
 import { jsonResponse, response, snapshotServer, type Reply } from './fake-transport';
+import { servingFlag } from './snapshots';
 
 /**
  * A fake data plane: the snapshot route like snapshotServer, the events route answering
@@ -33,4 +35,20 @@ export function fakeDataPlane(snapshot: FlagSnapshot) {
     },
   };
   return plane;
+}
+
+/** A flag serving 'yes' to users whose `plan` trait is `plan`, else 'no'. */
+export const byPlan = (plan: string): Flag => ({
+  ...servingFlag('no'),
+  variations: ['no', 'yes'],
+  fallthrough: { variation: 0 },
+  rules: [{ id: plan, conditions: [{ kind: 'attribute', attribute: 'plan', op: 'in', values: [plan] }], serve: { variation: 1 } }],
+});
+
+/** A ready client with events on (no flush timer) over a fakeDataPlane serving `snapshot`. */
+export async function dataPlaneClient(snapshot: FlagSnapshot, options: Record<string, unknown> = {}) {
+  const plane = fakeDataPlane(snapshot);
+  const h = harness(plane.handler, { events: true, flushInterval: 0, ...options });
+  await h.client.ready();
+  return { ...h, plane };
 }
