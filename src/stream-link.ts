@@ -1,4 +1,4 @@
-import type { FlagplaneError } from './errors';
+import { FlagplaneError } from './errors';
 import type { Scheduler } from './scheduler';
 import type { StreamConnection } from './stream/stream-connection';
 import type { StreamConnectionState } from './stream/stream-machine';
@@ -23,32 +23,55 @@ export function createStreamLink(options: {
   const transport = streamUrl && options.transport;
   const changed = (connection: StreamConnectionState) => dispatch({ type: 'stream-state', connection });
   let connection: StreamConnection | undefined;
-  /** Counts connects and disconnects: a listener of `connecting` may close the client. */
+  /** Counts connects and disconnects: a listener of `connecting` may close the client, and a closed connection's last words are stale. */
   let generation = 0;
+  /** Stopped for good (a bad or revoked key, a transport that cannot open): no reconnect, even after offline (§6.4). */
+  let over = false;
+  /** Runs a call into the transport, which is app code: what it throws is reported, never thrown; whether it threw. */
+  const threw = (call: () => void) => {
+    try {
+      call();
+      return false;
+    } catch (cause) {
+      options.onError(new FlagplaneError('stream', `the stream transport threw: ${(cause as Error)?.message ?? cause}`, cause));
+      return true;
+    }
+  };
   return {
     connect(): void {
-      if (!transport || connection) return;
+      if (!transport || connection || over) return;
       const current = ++generation;
       changed('connecting');
       if (current !== generation) return;
-      // The options carry streamUrl, sdkKey, scheduler, lastKnownVersion and onError already.
-      connection = transport.connect({
-        ...(options as typeof options & { streamUrl: string }),
-        onNotify: (kind, version) => dispatch({ type: 'stream-notify', kind, version }),
-        onConnectionChange: changed,
+      const failed = threw(() => {
+        // The options carry streamUrl, sdkKey, scheduler, lastKnownVersion and onError already.
+        connection = transport.connect({
+          ...(options as typeof options & { streamUrl: string }),
+          onNotify: (kind, version) => dispatch({ type: 'stream-notify', kind, version }),
+          onConnectionChange(state) {
+            if (current !== generation) return;
+            over = state === 'stopped';
+            changed(state);
+          },
+        });
       });
+      if (failed) {
+        over = true;
+        changed('stopped');
+      }
     },
     /**
      * Closes the connection until the next `connect()` (back online): the stream is
-     * `reconnecting` meanwhile. Also called by `close()`, whose stopped machine ignores that.
+     * `reconnecting` meanwhile, unless it stopped for good. Also called by `close()`, whose
+     * stopped machine ignores that.
      */
     disconnect(): void {
       // Cleared first: close() reports `stopped` through dispatch, which may lead back here.
       const current = connection;
       connection = undefined;
       generation++;
-      current?.close();
-      if (transport) changed('reconnecting');
+      threw(() => current?.close());
+      if (transport && !over) changed('reconnecting');
     },
   };
 }

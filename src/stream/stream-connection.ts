@@ -91,8 +91,10 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
     if (step.timer !== null) timer = scheduler.setTimeout(() => dispatch({ type: 'timer' }), step.timer);
     // A socket is open exactly while connecting or streaming.
     if (state.connection === 'reconnecting' || state.connection === 'stopped') {
-      socket?.close(1000);
+      // Forgotten first: a socket whose close() fires its close event at once must find it gone.
+      const closing = socket;
       socket = undefined;
+      closing?.close(1000);
     } else if (!socket) open();
     if (step.send) socket?.send(JSON.stringify(step.send));
     if (step.notify) options.onNotify(step.notify.kind, step.notify.version);

@@ -1,4 +1,5 @@
 import { nextDelay, RETRY_POLICY } from '../backoff';
+import { isRecord } from '../evaluation/guards';
 import { parseJson } from '../snapshot-parse';
 import { StreamError } from './stream-error';
 
@@ -98,9 +99,9 @@ function reconnect(state: StreamState, random: number, report?: StreamError): St
 function onFrame(state: StreamState, data: string, random: number, lastKnownVersion: number | null): StreamStep {
   const frame = parseJson(data) as ServerFrame | undefined;
   const { type, environmentId, heartbeatMs, version, ts } = Object(frame) as ServerFrame;
-  // Not an object (Object() wraps anything else), or a `connected` without an environment to
+  // Not a JSON object (an array is not one either), or a `connected` without an environment to
   // subscribe to: both treated like a 4400.
-  if (Object(frame) !== frame || (type === 'connected' && typeof environmentId != 'string')) {
+  if (!isRecord(frame) || (type === 'connected' && typeof environmentId != 'string')) {
     return reconnect(state, random, new StreamError(null, 'bad frame ' + data.slice(0, 60)));
   }
   if (type === 'connected') {
@@ -111,12 +112,12 @@ function onFrame(state: StreamState, data: string, random: number, lastKnownVers
   }
   // Unknown types, and known ones without the number the client needs, are otherwise
   // ignored: servers may add messages and members (§6.2).
-  if ((type === 'snapshot.updated' || type === 'snapshot.resync') && typeof version == 'number') {
+  if ((type === 'snapshot.updated' || type === 'snapshot.resync') && Number.isSafeInteger(version) && (version as number) >= 0) {
     // 'snapshot.updated'.slice(9) is 'updated', 'snapshot.resync'.slice(9) is 'resync'.
-    return { ...alive(state), notify: { kind: type.slice(9) as StreamNotifyKind, version } };
+    return { ...alive(state), notify: { kind: type.slice(9) as StreamNotifyKind, version: version as number } };
   }
   // The server closes with 4400 on any client frame before `connected`.
-  if (type === 'ping' && typeof ts == 'number' && state.connection === 'streaming') return { ...alive(state), send: { type: 'pong', ts } };
+  if (type === 'ping' && Number.isFinite(ts) && state.connection === 'streaming') return { ...alive(state), send: { type: 'pong', ts: ts as number } };
   return alive(state);
 }
 
