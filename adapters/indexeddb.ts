@@ -89,17 +89,27 @@ export function createIndexedDBStorage(options: IndexedDBStorageOptions = {}): I
     return (connection = opening);
   };
 
-  const run = <T>(mode: IDBTransactionMode, operation: (store: IDBObjectStore) => IDBRequest): Promise<T> =>
-    database().then(
+  const run = <T>(mode: IDBTransactionMode, operation: (store: IDBObjectStore) => IDBRequest, retried = false): Promise<T> => {
+    const opened = database();
+    return opened.then(
       (db) =>
         new Promise<T>((resolve, reject) => {
-          const transaction = db.transaction(storeName, mode);
+          let transaction: IDBTransaction;
+          try {
+            transaction = db.transaction(storeName, mode);
+          } catch (cause) {
+            // A connection the browser closed without a `close` event (WebKit does): reopen, once.
+            if (retried || (cause as Error)?.name !== 'InvalidStateError') throw cause;
+            if (connection === opened) connection = null;
+            return resolve(run<T>(mode, operation, true));
+          }
           const request = operation(transaction.objectStore(storeName));
           // Resolve on `complete`, not on the request's success: a write is durable only then.
           transaction.oncomplete = () => resolve(request.result as T);
           transaction.onabort = () => reject(transaction.error ?? new Error(`IndexedDB transaction on "${dbName}" aborted`));
         }),
     );
+  };
 
   return {
     get: (key) => run<unknown>('readonly', (store) => store.get(key)).then((value) => (typeof value === 'string' ? value : null)),

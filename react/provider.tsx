@@ -32,7 +32,7 @@ function open(options: ClientOptions): FlagsClient {
   const server = typeof window === 'undefined';
   // A server render is a throwaway reader: the browser reports its own evaluations, and a
   // server has no business persisting the snapshot of one visitor.
-  const client = createClient(server ? { ...options, events: false, persist: false } : options);
+  const client = createClient(server ? { ...options, events: false, persist: false, cache: undefined } : options);
   if (server) {
     // No effect ever runs on the server, so nothing could close this client later: close
     // it now (reads keep serving the bootstrap) and keep the status the browser will have
@@ -66,7 +66,9 @@ export function FlagsProvider({ client, options, children }: FlagsProviderProps)
     }
     unclaimed.delete(options!);
     return () => void current.close();
+    // Runs again only when the app switches between `client` and `options`: the client the
+    // provider then creates is claimed here and closed with it.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [client]);
   return <FlagsContext.Provider value={client ?? owned.current}>{children}</FlagsContext.Provider>;
 }
