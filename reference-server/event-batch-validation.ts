@@ -98,7 +98,8 @@ function checkEvent(event: unknown, at: string): { path: string; message: string
   if (!isObject(event)) return { path: at, message: `${at} must be a JSON object` };
   const { type } = event;
   if (typeof type !== 'string') return { path: `${at}.type`, message: `${at}.type must be a string` };
-  const rules = (MEMBER_RULES as Readonly<Record<string, Readonly<Record<string, MemberRule>>>>)[type];
+  // An own-property check: `toString` or `__proto__` must not find Object.prototype members.
+  const rules = Object.hasOwn(MEMBER_RULES, type) ? MEMBER_RULES[type as EventType] : undefined;
   if (!rules) {
     return { path: `${at}.type`, message: `${at}.type "${type.slice(0, 64)}" is not one of ${EVENT_TYPES.join(', ')}` };
   }

@@ -1,6 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { HttpError } from './http-responses';
 
+/** The client went away before its body arrived: not a server fault, so never reported. */
+export class RequestAbortedError extends Error {
+  override readonly name = 'RequestAbortedError';
+  constructor(options?: { cause?: unknown }) {
+    super('the client disconnected before the request body arrived', options);
+  }
+}
+
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, 'payload_too_large', `the body exceeds the limit of ${limit} bytes`);
 }
@@ -31,8 +39,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       else chunks.push(chunk);
     });
     req.on('end', () => settle(() => resolve(Buffer.concat(chunks))));
-    req.on('error', (error) => settle(() => reject(error)));
-    req.on('close', () => settle(() => reject(new Error('the request was aborted'))));
+    req.on('error', (cause) => settle(() => reject(new RequestAbortedError({ cause }))));
+    req.on('close', () => settle(() => reject(new RequestAbortedError())));
   });
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { HandlerResult } from './http-responses';
 import { CORS_HEADERS, errorBody, errorResult, HttpError, PREFLIGHT_HEADERS, writeResult } from './http-responses';
-import { readBody } from './request-body';
+import { readBody, RequestAbortedError } from './request-body';
 
 /** What a handler sees of a request. */
 export interface RouteRequest {
@@ -24,7 +24,15 @@ export interface Route {
 
 export const SDK_PREFIX = '/sdk/v1/';
 
+/**
+ * The path and query of a request target. RFC 9112 §3.2.2: a server must accept the
+ * absolute form (`http://host/path?query`) as well as the usual origin form (`/path?query`).
+ */
 export function splitTarget(target: string): { path: string; query: URLSearchParams } {
+  if (!target.startsWith('/') && URL.canParse(target)) {
+    const url = new URL(target);
+    return { path: url.pathname, query: url.searchParams };
+  }
   const index = target.indexOf('?');
   return index === -1
     ? { path: target, query: new URLSearchParams() }
@@ -92,6 +100,11 @@ export function createRequestListener(routes: readonly Route[], onInternalError:
       // A failing reporter must not take the server down with it.
     }
   };
+  const failureResult = (error: unknown): HandlerResult => {
+    if (error instanceof HttpError) return errorResult(error);
+    reportInternal(error);
+    return { status: 500, body: errorBody('internal', 'internal server error') };
+  };
   const respond = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const { path, query } = splitTarget(req.url ?? '/');
     const cors = path.startsWith(SDK_PREFIX);
@@ -99,12 +112,11 @@ export function createRequestListener(routes: readonly Route[], onInternalError:
     try {
       result = await dispatch(routes, req, path, query, cors);
     } catch (error) {
-      if (error instanceof HttpError) {
-        result = errorResult(error);
-      } else {
-        reportInternal(error);
-        result = { status: 500, body: errorBody('internal', 'internal server error') };
+      if (error instanceof RequestAbortedError) {
+        res.destroy();
+        return;
       }
+      result = failureResult(error);
     }
     if (res.headersSent || res.destroyed) return;
     writeResult(res, result, cors ? CORS_HEADERS : {});

@@ -27,10 +27,11 @@ export function parseMinVersion(query: URLSearchParams): number | undefined {
   const values = query.getAll('minVersion');
   if (values.length === 0) return undefined;
   const [value] = values;
-  if (values.length > 1 || value === undefined || !/^\d{1,15}$/.test(value)) {
-    throw invalidRequest('minVersion', 'minVersion must be one non-negative integer');
+  const parsed = value !== undefined && /^\d+$/.test(value) ? Number(value) : NaN;
+  if (values.length > 1 || !Number.isSafeInteger(parsed)) {
+    throw invalidRequest('minVersion', 'minVersion must be one non-negative integer no larger than 2^53 - 1');
   }
-  return Number(value);
+  return parsed;
 }
 
 function getSnapshot(stores: ReferenceServerStores, request: RouteRequest): HandlerResult {

@@ -1,10 +1,7 @@
-import { createServer } from 'node:http';
-import type { RequestListener, Server, ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Server } from 'node:http';
 import type { ServerConfig } from './config';
 import { demoConfig, parseServerConfig } from './config';
-import type { ErrorBody } from './http-responses';
-import { errorBody, writeRawError } from './http-responses';
+import { createHttpServer } from './http-server';
 import { createRequestListener } from './router';
 import { createAdminRoutes } from './routes-admin';
 import { createSdkRoutes } from './routes-sdk';
@@ -55,7 +52,7 @@ export interface ReferenceServer {
   revokeKey(key: string): void;
   /** Replaces the trait overlay of a user. */
   setTraits(environmentId: string, userId: string, traits: Traits): void;
-  /** Closes streams with 1001, clears every timer, lets in-flight requests finish, then releases the port. */
+  /** Closes streams with 1001, clears every timer, gives in-flight requests up to 2 s to finish, then releases the port. */
   close(): Promise<void>;
 }
 
@@ -76,45 +73,6 @@ function requireDuration(name: string, value: number, allowZero: boolean): numbe
     throw new RangeError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number of milliseconds`);
   }
   return value;
-}
-
-function onClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, body]: [number, ErrorBody] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, errorBody('invalid_request', 'the request headers are too large')]
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, errorBody('invalid_request', 'the request took too long to arrive')]
-        : [400, errorBody('invalid_request', 'malformed HTTP request')];
-  writeRawError(socket, status, body);
-}
-
-/**
- * A node:http server whose close() lets requests in flight finish and then releases the
- * port at once, instead of waiting for their keep-alive sockets to time out.
- */
-function createHttpServer(listener: RequestListener): { server: Server; close(): Promise<void> } {
-  const inFlight = new Set<ServerResponse>();
-  let closing = false;
-  const server = createServer();
-  server.on('request', (_req, res: ServerResponse) => {
-    inFlight.add(res);
-    res.on('close', () => inFlight.delete(res));
-    if (closing) res.setHeader('Connection', 'close');
-  });
-  server.on('request', listener);
-  server.on('clientError', onClientError);
-  return {
-    server,
-    close() {
-      closing = true;
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

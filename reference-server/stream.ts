@@ -6,7 +6,7 @@ import { checkSdkKey } from './auth';
 import { errorBody, writeRawError } from './http-responses';
 import { splitTarget } from './router';
 import type { ReferenceServerStores } from './stores';
-import { keyFromHandshake, selectProtocol } from './stream-handshake';
+import { handshakeRefusal, keyFromHandshake, selectProtocol } from './stream-handshake';
 import { startHeartbeat } from './stream-heartbeat';
 import type { ResyncReason, ServerMessage } from './stream-messages';
 import { answerSubscribe, CLOSE_CODES, closeReason, parseClientFrame, STREAM_PATH, STREAM_PROTOCOL } from './stream-messages';
@@ -48,8 +48,22 @@ export interface StreamGateway {
 /** How long a closing handshake may take before ws destroys the socket. */
 const CLOSE_TIMEOUT_MS = 2000;
 
-function send(connection: StreamConnection, message: ServerMessage): void {
-  if (connection.ws.readyState === connection.ws.OPEN) connection.ws.send(JSON.stringify(message));
+// `ignoreBOM` keeps a leading BOM in the text, so such a frame is refused as not JSON.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Sends to an open stream; false when the stream is closing or closed. */
+function send(connection: StreamConnection, message: ServerMessage): boolean {
+  if (connection.ws.readyState !== connection.ws.OPEN) return false;
+  connection.ws.send(JSON.stringify(message));
+  return true;
+}
+
+function decodeText(data: RawData): string | undefined {
+  try {
+    return UTF8.decode(Array.isArray(data) ? Buffer.concat(data) : data);
+  } catch {
+    return undefined;
+  }
 }
 
 function closeConnection(connection: StreamConnection, code: number, reason: string): void {
@@ -68,8 +82,15 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     maxPayload: 64 * 1024,
     closeTimeout: CLOSE_TIMEOUT_MS,
     handleProtocols: selectProtocol,
+    // A text frame that is not UTF-8 is not JSON: onMessage closes it 4400 (protocol.md §6.2), not ws with 1007.
+    skipUTF8Validation: true,
   };
   const wss = new WebSocketServer(serverOptions);
+  // Without a listener, ws refuses bad handshakes itself with a text/html body.
+  wss.on('wsClientError', (error: Error, socket: Duplex, req: IncomingMessage) => {
+    const { status, body, headers } = handshakeRefusal(req, error.message);
+    writeRawError(socket, status, body, headers);
+  });
   const connections = new Set<StreamConnection>();
   let closing = false;
 
@@ -110,7 +131,12 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       closeConnection(connection, CLOSE_CODES.protocolError, 'binary frames are not supported');
       return;
     }
-    const parsed = parseClientFrame(data.toString());
+    const text = decodeText(data);
+    if (text === undefined) {
+      closeConnection(connection, CLOSE_CODES.protocolError, 'frame is not UTF-8 text, so not JSON');
+      return;
+    }
+    const parsed = parseClientFrame(text);
     if (!parsed.ok) {
       closeConnection(connection, CLOSE_CODES.protocolError, parsed.reason);
       return;
@@ -174,16 +200,12 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req));
     },
     notifyUpdated(environmentId) {
-      const subscribers = subscribersOf(environmentId);
       const version = currentVersion(environmentId);
-      for (const connection of subscribers) send(connection, { type: 'snapshot.updated', environmentId, version });
-      return subscribers.length;
+      return subscribersOf(environmentId).filter((c) => send(c, { type: 'snapshot.updated', environmentId, version })).length;
     },
     notifyResync(environmentId, reason) {
-      const subscribers = subscribersOf(environmentId);
       const version = currentVersion(environmentId);
-      for (const connection of subscribers) send(connection, { type: 'snapshot.resync', environmentId, version, reason });
-      return subscribers.length;
+      return subscribersOf(environmentId).filter((c) => send(c, { type: 'snapshot.resync', environmentId, version, reason })).length;
     },
     closeKey(key, code, reason) {
       const matching = [...connections].filter((c) => c.offeredKey === key);
