@@ -45,7 +45,11 @@ export function evaluateAll(
       const { kind, ...outcome } = evaluateFlag(flag, context, bucketingKey);
       const details: EvaluationDetails = { key, value: null, reason: 'ERROR', variation: null, ...outcome, version };
       const old = previous.get(key);
-      if (old && jsonEqual(old.value, details.value)) details.value = old.value;
+      try {
+        if (old && jsonEqual(old.value, details.value)) details.value = old.value;
+      } catch {
+        // Nested deeper than the stack: compared as different, which costs one notification.
+      }
       flags.set(key, old?.version === version && !differs(old, details) ? old : details);
     }
   }

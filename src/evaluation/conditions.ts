@@ -1,5 +1,5 @@
 import type { EvaluationContext } from '../evaluation-types';
-import { isArray, isObject, isString, own } from './guards';
+import { isArray, isObject, isRecord, isString, own } from './guards';
 import { OPERATORS } from './operators';
 import { check } from './validate-flag';
 
@@ -19,13 +19,13 @@ export function matchCondition(c: unknown, context: EvaluationContext | undefine
   if (kind === 'segment') {
     check(isArray(segmentIds));
     const ids: unknown = context?.segmentIds;
-    hit = isArray(ids) && segmentIds.some((id) => ids.includes(id));
+    hit = isArray(ids) && segmentIds.some((id) => isString(id) && ids.includes(id));
   } else if (kind === 'attribute') {
     check(isString(attribute) && isArray(values));
-    if (!own(OPERATORS, op as string)) return false;
+    if (!isString(op) || !own(OPERATORS, op)) return false;
     const attrs: unknown = context?.attributes;
-    const a = isObject(attrs) && own(attrs, attribute) ? attrs[attribute] : null;
-    hit = a != null && (op === 'exists' || values.some((v) => OPERATORS[op as string]!(a, v)));
+    const a = isRecord(attrs) && own(attrs, attribute) ? attrs[attribute] : null;
+    hit = a != null && (op === 'exists' || values.some((v) => OPERATORS[op]!(a, v)));
   } else {
     return false;
   }
