@@ -43,6 +43,8 @@ function parseCliArgs(argv: readonly string[]): ParsedArgs {
   if (values.help) return { kind: 'help' };
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!/^\d{1,5}$/.test(values.port ?? '0') || port > 65535) throw new TypeError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
+  // '' would make node:http listen on every interface, not on the default one.
+  if (values.host === '') throw new TypeError('--host must not be empty');
   const parsed: ParsedArgs = { kind: 'run', port, host: values.host ?? DEFAULT_HOST };
   if (values.config !== undefined) parsed.config = values.config;
   return parsed;

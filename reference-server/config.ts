@@ -60,18 +60,28 @@ function parseKey(value: unknown, path: string, seen: Set<string>): KeyConfig {
   return { key, kind };
 }
 
+/** A deep copy, so the running server never shares objects with the parsed input. */
+function copy<T>(value: T, path: string): T {
+  try {
+    return structuredClone(value);
+  } catch (error) {
+    // Nested deeper than the stack allows.
+    throw new ConfigError(path, `cannot be copied: ${(error as Error).message}`);
+  }
+}
+
 function parseTraits(value: unknown, path: string): { [userId: string]: Traits } {
   if (!isObject(value)) throw new ConfigError(path, 'must be an object of user id → traits object');
   for (const [userId, traits] of Object.entries(value)) {
     if (!isObject(traits)) throw new ConfigError(`${path}.${userId}`, 'must be an object');
   }
-  return structuredClone(value) as { [userId: string]: Traits };
+  return copy(value, path) as { [userId: string]: Traits };
 }
 
 function parseSnapshot(value: unknown, path: string, environmentId: string): FlagSnapshot {
   const check = checkSnapshotStructure(value, path);
   if (!check.ok) throw new ConfigError(check.path, check.problem);
-  return { ...structuredClone(check.snapshot), version: check.snapshot.version ?? 1, environmentId };
+  return { ...copy(check.snapshot, path), version: check.snapshot.version ?? 1, environmentId };
 }
 
 function parseEnvironment(value: unknown, path: string, seenIds: Set<string>, seenKeys: Set<string>): EnvironmentConfig {

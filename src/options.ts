@@ -90,8 +90,24 @@ const DEFAULTS = { ...NUMBER_DEFAULTS, scheduler: defaultScheduler, transport: f
 /** The string options and what they must match (`streamUrl` is optional). */
 const PATTERNS = {
   sdkKey: /^svc_sdk_(server|client)_[\w-]{8,128}$/,
-  baseUrl: /^https?:\/\/[^/]/,
-  streamUrl: /^(ws|http)s?:\/\/[^/]/,
+  // An origin, maybe with a path: credentials, a query or a fragment would misroute every request.
+  baseUrl: /^https?:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/i,
+  streamUrl: /^(ws|http)s?:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/i,
+};
+
+/**
+ * Options createClient calls into at once, each with a method it must have: a wrong shape is a
+ * ConfigError here, not a TypeError from deep inside (a bad `transport`, `cache` or
+ * `streamTransport` fails later, through onError, like any failing adapter).
+ */
+const SHAPES = { scheduler: 'setTimeout', visibilitySource: 'subscribe', onlineSource: 'subscribe' };
+
+const parses = (url: string) => {
+  try {
+    return !!new URL(url);
+  } catch {
+    return false;
+  }
 };
 
 /** Options with every default applied. */
@@ -111,8 +127,14 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
   const resolved: Record<string, unknown> = { ...options };
   for (const [name, pattern] of Object.entries(PATTERNS)) {
     const value = resolved[name];
-    if ((name !== 'streamUrl' || value !== undefined) && !(typeof value === 'string' && pattern.test(value))) {
+    if ((name !== 'streamUrl' || value !== undefined) && !(typeof value === 'string' && pattern.test(value) && (name === 'sdkKey' || parses(value)))) {
       throw new ConfigError(`${name} must match ${pattern}`);
+    }
+  }
+  for (const [name, method] of Object.entries(SHAPES)) {
+    const value = resolved[name] as Record<string, unknown> | undefined;
+    if (value !== undefined && typeof value?.[method] !== 'function') {
+      throw new ConfigError(`${name} must be an object with ${method}()`);
     }
   }
   if (resolved.streamUrl && !resolved.streamTransport) throw new ConfigError('streamUrl needs streamTransport');

@@ -42,7 +42,14 @@ export function createTabSync(channelName: string, onSnapshot: (message: TabSync
     if (checked.kind === 'ok' && (etag === null || typeof etag === 'string')) onSnapshot({ snapshot: checked.snapshot, etag });
   };
   return {
-    publish: (message) => channel?.postMessage(message),
+    publish(message) {
+      try {
+        channel?.postMessage(message);
+      } catch {
+        // Not shared (a channel the browser closed, a snapshot it cannot clone): the other
+        // tabs fetch it themselves, and this tab's update must not stop on it.
+      }
+    },
     close() {
       channel?.close();
       channel = undefined;

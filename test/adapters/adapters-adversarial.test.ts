@@ -218,7 +218,7 @@ describe('async-storage: with the client', () => {
     await client.ready();
     await vi.waitFor(() => expect(errors).toHaveLength(3));
     expect(errors.every((error) => error instanceof StorageError && error.cause === rejected)).toBe(true);
-    expect(errors.map((error) => error.message.replace(/[0-9a-f]{8}/, 'FP')).sort()).toEqual([
+    expect(errors.map((error) => error.message.replace(/[0-9a-f]{16}/, 'FP')).sort()).toEqual([
       'reading "flagplane:snapshot:FP" failed: AsyncStorage: database or disk is full',
       'reading "svc:anonymousId" failed: AsyncStorage: database or disk is full',
       'writing "flagplane:snapshot:FP" failed: AsyncStorage: database or disk is full',

@@ -72,8 +72,8 @@ describe('the snapshot cache', () => {
     await expect(client.ready()).resolves.toEqual({ status: 'ready', source: 'network' });
     await vi.advanceTimersByTimeAsync(0);
     expect(errors.map((error) => error.message)).toEqual([
-      expect.stringMatching(/^reading "flagplane:snapshot:[0-9a-f]{8}" failed: SecurityError: private mode$/),
-      expect.stringMatching(/^writing "flagplane:snapshot:[0-9a-f]{8}" failed: QuotaExceededError$/),
+      expect.stringMatching(/^reading "flagplane:snapshot:[0-9a-f]{16}" failed: SecurityError: private mode$/),
+      expect.stringMatching(/^writing "flagplane:snapshot:[0-9a-f]{16}" failed: QuotaExceededError$/),
     ]);
     expect(errors.every((error) => error instanceof StorageError)).toBe(true);
     await client.close();
