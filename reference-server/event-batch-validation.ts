@@ -11,6 +11,8 @@ export const EVENT_LIMITS = {
   message: 2048,
   traits: 100,
   sentAt: 64,
+  /** Nesting of one event, itself included: deeper values could not be listed back (JSON.stringify would overflow). */
+  depth: 100,
 } as const;
 
 export type DiagnosticEvent =
@@ -94,8 +96,22 @@ export function isIsoUtcTimestamp(value: string): boolean {
   );
 }
 
+/** How deep `value` nests, counted without recursion: a body may nest far deeper than the stack. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 function checkEvent(event: unknown, at: string): { path: string; message: string } | undefined {
   if (!isObject(event)) return { path: at, message: `${at} must be a JSON object` };
+  if (depthOf(event) > EVENT_LIMITS.depth) return { path: at, message: `${at} must nest at most ${EVENT_LIMITS.depth} levels deep` };
   const { type } = event;
   if (typeof type !== 'string') return { path: `${at}.type`, message: `${at}.type must be a string` };
   // An own-property check: `toString` or `__proto__` must not find Object.prototype members.

@@ -119,7 +119,12 @@ export function createRequestListener(routes: readonly Route[], onInternalError:
       result = failureResult(error);
     }
     if (res.headersSent || res.destroyed) return;
-    writeResult(res, result, cors ? CORS_HEADERS : {});
+    try {
+      writeResult(res, result, cors ? CORS_HEADERS : {});
+    } catch (error) {
+      // A body JSON cannot hold is a bug of ours: answered like any other.
+      writeResult(res, failureResult(error), cors ? CORS_HEADERS : {});
+    }
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
     respond(req, res).catch((error: unknown) => {

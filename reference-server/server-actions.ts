@@ -14,6 +14,18 @@ export interface ServerActions {
   setTraits(environmentId: string, userId: string, traits: unknown): { userId: string; traits: Traits };
 }
 
+/**
+ * A JSON copy of what is to be stored, so that everything stored can be served: a value JSON
+ * cannot hold (a BigInt, a cycle, nesting deeper than the stack) is a 400, and nothing moves.
+ */
+function jsonCopy<T>(value: T, what: string): T {
+  try {
+    return JSON.parse(JSON.stringify(value)) as T;
+  } catch (error) {
+    throw new HttpError(400, 'invalid_request', `${what} cannot be stored as JSON: ${(error as Error).message}`);
+  }
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -32,7 +44,7 @@ export function createServerActions(stores: ReferenceServerStores, gateway: Stre
       if (!check.ok) {
         throw new HttpError(400, 'invalid_request', `${check.path || 'the snapshot'} ${check.problem}`, check.path || undefined);
       }
-      const version = stores.environments.advance(environmentId, { ...check.snapshot, environmentId });
+      const version = stores.environments.advance(environmentId, { ...jsonCopy(check.snapshot, 'the snapshot'), environmentId });
       gateway.notifyUpdated(environmentId);
       return { environmentId, version };
     },
@@ -55,7 +67,7 @@ export function createServerActions(stores: ReferenceServerStores, gateway: Stre
       requireEnvironment(environmentId);
       if (userId.length === 0) throw new HttpError(400, 'invalid_request', 'userId must not be empty', 'userId');
       if (!isObject(traits)) throw new HttpError(400, 'invalid_request', 'the traits must be a JSON object');
-      stores.traits.set(environmentId, userId, traits as Traits);
+      stores.traits.set(environmentId, userId, jsonCopy(traits as Traits, 'the traits'));
       return { userId, traits: stores.traits.get(environmentId, userId) ?? {} };
     },
   };

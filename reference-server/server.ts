@@ -69,8 +69,9 @@ function createStores(config: ServerConfig): ReferenceServerStores {
 }
 
 function requireDuration(name: string, value: number, allowZero: boolean): number {
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !allowZero)) {
-    throw new RangeError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number of milliseconds`);
+  // Node runs a timer over 2^31-1 ms after 1 ms: a huge heartbeat would be a flood.
+  if (!Number.isFinite(value) || value < 0 || value > 2 ** 31 - 1 || (value === 0 && !allowZero)) {
+    throw new RangeError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number of milliseconds up to 2147483647`);
   }
   return value;
 }
