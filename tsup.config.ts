@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
-// One entry per public subpath (STYLE.md): an app pays only for what it imports. Browser
-// entries share chunks, so `instanceof FlagplaneError` holds across subpaths.
+// One entry per public subpath (STYLE.md): an app pays only for what it imports. The core's
+// entries and the adapters built on it share chunks, so `instanceof FlagplaneError` (and
+// `StreamError`) holds across subpaths — `adapters/ws` included, with `ws` left external.
 export default defineConfig([
   {
     entry: {
@@ -12,6 +13,7 @@ export default defineConfig([
       'adapters/indexeddb': 'adapters/indexeddb.ts',
       'adapters/memory': 'adapters/memory.ts',
       'adapters/async-storage': 'adapters/async-storage.ts',
+      'adapters/ws': 'adapters/ws.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
@@ -20,10 +22,10 @@ export default defineConfig([
     sourcemap: true,
     splitting: true,
     treeshake: true,
+    external: ['ws'],
   },
   {
     entry: {
-      'adapters/ws': 'adapters/ws.ts',
       'adapters/file': 'adapters/file.ts',
       'reference-server/index': 'reference-server/index.ts',
       'reference-server/cli': 'reference-server/cli.ts',
@@ -31,7 +33,6 @@ export default defineConfig([
     format: ['esm', 'cjs'],
     dts: {
       entry: {
-        'adapters/ws': 'adapters/ws.ts',
         'adapters/file': 'adapters/file.ts',
         'reference-server/index': 'reference-server/index.ts',
       },

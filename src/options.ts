@@ -96,11 +96,15 @@ const PATTERNS = {
 };
 
 /**
- * Options createClient calls into at once, each with a method it must have: a wrong shape is a
+ * Options createClient calls into at once, and the methods each must have: a wrong shape is a
  * ConfigError here, not a TypeError from deep inside (a bad `transport`, `cache` or
  * `streamTransport` fails later, through onError, like any failing adapter).
  */
-const SHAPES = { scheduler: 'setTimeout', visibilitySource: 'subscribe', onlineSource: 'subscribe' };
+const SHAPES = {
+  scheduler: 'setTimeout clearTimeout now random',
+  visibilitySource: 'isVisible subscribe',
+  onlineSource: 'isOnline subscribe',
+};
 
 const parses = (url: string) => {
   try {
@@ -131,10 +135,10 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
       throw new ConfigError(`${name} must match ${pattern}`);
     }
   }
-  for (const [name, method] of Object.entries(SHAPES)) {
+  for (const [name, methods] of Object.entries(SHAPES)) {
     const value = resolved[name] as Record<string, unknown> | undefined;
-    if (value !== undefined && typeof value?.[method] !== 'function') {
-      throw new ConfigError(`${name} must be an object with ${method}()`);
+    if (value !== undefined && !methods.split(' ').every((method) => typeof value?.[method] === 'function')) {
+      throw new ConfigError(`${name} must be an object with the functions ${methods}`);
     }
   }
   if (resolved.streamUrl && !resolved.streamTransport) throw new ConfigError('streamUrl needs streamTransport');
