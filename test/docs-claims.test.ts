@@ -18,7 +18,7 @@ import { snapshotOf } from './helpers/snapshots';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
-  exports: Record<string, string | { types: string; import: string; require: string }>;
+  exports: Record<string, string | Record<'import' | 'require', { types: string; default: string }>>;
   bin: Record<string, string>;
   main: string;
   module: string;
@@ -83,9 +83,7 @@ describe('package.json exports (README.md "One npm package with subpath entries"
   it('a `require` of any subpath resolves CommonJS types (.d.cts), not the ESM .d.ts', () => {
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue;
-      const require = (target as Record<string, unknown>).require;
-      const types = typeof require === 'object' && require !== null ? (require as { types?: string }).types : target.types;
-      expect(types, subpath).toMatch(/\.d\.cts$/);
+      expect(target.require.types, subpath).toMatch(/\.d\.cts$/);
     }
   });
 
