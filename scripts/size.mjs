@@ -38,6 +38,8 @@ const STUBS = {
     'src/client.ts': [
       [/\n  const events =[^;]*?\n        \}\);\n/, '\n'],
       [/\n  let sessionTraits = .*;\n/, '\n'],
+      [/\n  \/\*\* Identified while offline[^\n]*\n  let overlayDue[^\n]*\n/, '\n'],
+      [/\n        if \(overlayDue\) void fetchOverlay\(overlayDue\);\n        overlayDue = undefined;\n/, '\n'],
       [/\n  let anonymousId = .*;\n/, '\n'],
       ['context.userId ?? anonymousId', 'context.userId'],
       ['\n    events?.error(error);\n', '\n'],
@@ -176,13 +178,13 @@ for (const [name, table] of Object.entries(EVENTS_BREAKDOWN)) eventsBreakdown[na
  * docs/size.md explains every row where the two differ; a budget only moves with a line there.
  */
 const rows = [
-  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 8870 },
-  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 9770 },
+  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 8950 },
+  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 9850 },
   { name: 'the stream adds (issue 5)', bytes: stream.gzip - core.gzip, target: 1000, budget: 1000 },
-  { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1580 },
+  { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1620 },
   { name: 'React adds: FlagsProvider + useFlag, react external (issue 8)', bytes: react.gzip - core.gzip, target: 800, budget: 800 },
-  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 6680 },
-  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5130 },
+  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 6700 },
+  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5160 },
 ];
 
 let failed = false;

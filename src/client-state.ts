@@ -37,7 +37,8 @@ export interface MachineState {
   readonly etag: string | null;
   /** Consecutive failed fetches; drives the backoff. */
   readonly failures: number;
-  readonly fetch: 'idle' | 'in-flight';
+  /** `held`: the server asked to wait (Retry-After); a stream notice then waits for the retry too. */
+  readonly fetch: 'idle' | 'in-flight' | 'held';
   /** A version the stream announced that the client does not hold yet (`minVersion`). */
   readonly wanted: number | null;
   /** Fetches made since `wanted` was set whose answer was still older. */

@@ -13,7 +13,7 @@ export interface ChangeEvent {
 /** A feature-flag client. Every read answers at once and never throws. */
 export interface FlagsClient<D extends FlagDefaults = FlagDefaults> {
   /**
-   * Resolves on the first snapshot (network, cache or bootstrap), at `readyTimeout`, or at
+   * Resolves on the first snapshot (network, cache, bootstrap or another tab), at `readyTimeout`, or at
    * `close()`, whichever comes first. Never rejects.
    */
   ready(): Promise<ReadyResult>;

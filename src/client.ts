@@ -35,6 +35,8 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   let context: EvaluationContext = options.context ?? {};
   let overrides: Overrides = new Map();
   let sessionTraits = (context.attributes ?? {}) as Traits;
+  /** Identified while offline: the user whose overlay is fetched back online. */
+  let overlayDue: string | undefined;
   const callOnError = (error: FlagplaneError) => {
     try {
       options.onError?.(error);
@@ -160,8 +162,11 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     for (const effect of next.effects) run(effect);
     if (state.activity !== previous.activity && state.status.connection !== 'stopped') {
       // Reconnects wait for the network: no socket while offline.
-      if (state.activity !== 'offline') stream.connect();
-      else stream.disconnect();
+      if (state.activity !== 'offline') {
+        stream.connect();
+        if (overlayDue) void fetchOverlay(overlayDue);
+        overlayDue = undefined;
+      } else stream.disconnect();
     }
   }
 
@@ -265,10 +270,14 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       if (!problem && !(isRecord(json) && Object.keys(json).length <= 100)) problem = 'traits that are a JSON object of at most 100 members';
       if (problem) return reportError(new ConfigError(`identify needs ${problem}`));
       if (traits) sessionTraits = json as Traits;
-      context = { ...context, userId, attributes: sessionTraits };
+      // Without traits, the same user keeps the attributes, merged overlay included.
+      context = { ...context, userId, attributes: traits || userId !== context.userId ? sessionTraits : context.attributes };
       events?.push({ type: 'identify', userId, traits: json as Traits });
       reevaluate();
-      if (options.remoteTraits !== false && state.status.connection !== 'stopped') await fetchOverlay(userId);
+      if (options.remoteTraits === false || state.status.connection === 'stopped') return;
+      // No request while offline: the overlay is fetched when the device is back.
+      overlayDue = state.activity === 'offline' ? userId : undefined;
+      if (!overlayDue) await fetchOverlay(userId);
     },
     async flush() {
       await events?.flush();
@@ -276,7 +285,8 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     subscribe: listeners.subscribe,
     refresh() {
       dispatch({ type: 'refresh' });
-      return fetched();
+      // Offline, no request is made: nothing to wait for.
+      return state.activity === 'offline' ? Promise.resolve() : fetched();
     },
     async close() {
       dispatch({ type: 'close' });

@@ -12,7 +12,8 @@ export function createSubscribable<T>(onListenerError: (error: unknown) => void)
     emit(value: T): void {
       for (const listener of [...listeners]) {
         try {
-          listener(value);
+          // One removed meanwhile (unsubscribed, or close() by an earlier listener) hears nothing more.
+          if (listeners.has(listener)) listener(value);
         } catch (error) {
           onListenerError(error);
         }

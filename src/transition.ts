@@ -94,7 +94,7 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
       next.activity = event.activity;
       if (event.activity !== 'active') arm('poll-due', null);
       // Back: refresh at once rather than wait out a poll interval of stale flags.
-      else if (next.fetch === 'idle') fetch();
+      else if (next.fetch !== 'in-flight') fetch();
       break;
     case 'not-modified':
     case 'snapshot-received': {
@@ -135,7 +135,7 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
     }
     case 'fetch-failed': {
       next.failures++;
-      next.fetch = 'idle';
+      next.fetch = event.retryAfterMs ? 'held' : 'idle';
       // A failure ends catching up; the retry is a plain poll.
       stopCatchingUp();
       status.error = event.error;
@@ -148,7 +148,7 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
     }
     case 'poll-due':
       // Paused: the next fetch happens when the page is visible or the device online again.
-      if (next.fetch === 'idle' && next.activity === 'active') fetch();
+      if (next.fetch !== 'in-flight' && next.activity === 'active') fetch();
       break;
     case 'refresh':
       // No request while offline: coming back online fetches.
