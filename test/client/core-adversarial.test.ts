@@ -11,6 +11,7 @@ import { createFakeTransport as createFakeSockets } from '../stream/harness';
 import { CLIENT_KEY, harness } from '../helpers/client-harness';
 import { fingerprint } from '../../src/fingerprint';
 import { servingFlag, snapshotOf } from '../helpers/snapshots';
+import { switchableSource } from '../helpers/platform-source';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -19,17 +20,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A replaceable visibility / online source that counts its subscribers. */
-function source(initial: boolean) {
-  let value = initial;
-  const listeners = new Set<(value: boolean) => void>();
-  const set = (next: boolean) => {
-    value = next;
-    for (const listener of [...listeners]) listener(next);
-  };
-  const subscribe = (listener: (value: boolean) => void) => (listeners.add(listener), () => void listeners.delete(listener));
-  return { set, listeners, visibility: { isVisible: () => value, subscribe } as VisibilitySource, online: { isOnline: () => value, subscribe } as OnlineSource };
-}
+const source = switchableSource;
 
 /** Records every settlement of a ready() promise. */
 function track(promise: Promise<ReadyResult>) {

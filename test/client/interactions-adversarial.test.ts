@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClientStatus, ReadyResult } from '../../src/client-state';
 import type { HttpRequest } from '../../src/http-types';
-import type { OnlineSource, VisibilitySource } from '../../src/platform/index';
 import type { StorageAdapter } from '../../src/storage-types';
 import { createMemoryStorage } from '../../src/memory-storage';
 import { fingerprint } from '../../src/fingerprint';
@@ -11,6 +10,7 @@ import { byPlan, fakeDataPlane } from '../helpers/events-server';
 import { jsonResponse, response, snapshotServer, type Reply } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
 import { connectedFrame, createFakeTransport as createFakeSockets } from '../stream/harness';
+import { switchableSource } from '../helpers/platform-source';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -20,23 +20,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A switchable online / visibility source. */
-function source(initial: boolean) {
-  let value = initial;
-  const listeners = new Set<(value: boolean) => void>();
-  const subscribe = (listener: (value: boolean) => void) => (listeners.add(listener), () => void listeners.delete(listener));
-  return {
-    set(next: boolean) {
-      value = next;
-      for (const listener of [...listeners]) listener(next);
-    },
-    get value() {
-      return value;
-    },
-    online: { isOnline: () => value, subscribe } as OnlineSource,
-    visibility: { isVisible: () => value, subscribe } as VisibilitySource,
-  };
-}
+const source = switchableSource;
 
 /**
  * An in-memory BroadcastChannel: a message goes to every other open channel of the same

@@ -1,11 +1,11 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { OnlineSource, VisibilitySource } from '../../src/platform/index';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
 import { snapshotServer } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
 import { createFakeTransport as createFakeSockets } from '../stream/harness';
+import { switchableSource } from '../helpers/platform-source';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -15,17 +15,7 @@ afterEach(() => {
   localStorage.clear();
 });
 
-/** A replaceable event source, as an app would wrap React Native's AppState or NetInfo. */
-function source(initial: boolean) {
-  let value = initial;
-  const listeners = new Set<(value: boolean) => void>();
-  const set = (next: boolean) => {
-    value = next;
-    for (const listener of listeners) listener(next);
-  };
-  const subscribe = (listener: (value: boolean) => void) => (listeners.add(listener), () => listeners.delete(listener));
-  return { set, listeners, visibility: { isVisible: () => value, subscribe } as VisibilitySource, online: { isOnline: () => value, subscribe } as OnlineSource };
-}
+const source = switchableSource;
 
 describe('visibility and connectivity', () => {
   it('pauses polling while hidden and refreshes at once when visible again', async () => {

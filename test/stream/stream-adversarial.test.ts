@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { OnlineSource, VisibilitySource } from '../../src/platform/index';
 import { initialStreamState, streamTransition } from '../../src/stream/stream-machine';
 import type { StreamState } from '../../src/stream/stream-machine';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
@@ -8,6 +7,7 @@ import { BASE_URL, harness } from '../helpers/client-harness';
 import { snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
 import { connectedFrame, createFakeTransport, recordStream } from './harness';
+import { switchableSource } from '../helpers/platform-source';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -16,21 +16,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A switchable online / visibility source, as the platform would drive it. */
-function source(initial: boolean) {
-  let value = initial;
-  const listeners = new Set<(value: boolean) => void>();
-  const subscribe = (listener: (value: boolean) => void) => (listeners.add(listener), () => void listeners.delete(listener));
-  return {
-    set(next: boolean) {
-      value = next;
-      for (const listener of [...listeners]) listener(next);
-    },
-    listeners,
-    online: { isOnline: () => value, subscribe } as OnlineSource,
-    visibility: { isVisible: () => value, subscribe } as VisibilitySource,
-  };
-}
+const source = switchableSource;
 
 /** A client on fake sockets, with switchable network and visibility. */
 function streamingClient(options: Parameters<typeof harness>[1] = {}) {
