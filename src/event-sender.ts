@@ -34,16 +34,20 @@ export interface EventSenderOptions {
  */
 export function createEventSender(options: EventSenderOptions) {
   const { http, scheduler, report, flushInterval } = options;
-  /** Each event as JSON, taken when it is pushed: later changes to its objects do not leak in. */
-  let buffer: string[] = [];
+  /**
+   * Each event as JSON, taken when it is pushed (later changes to its objects do not leak in),
+   * after its push number: a batch put back goes back in push order, even beside another.
+   */
+  let buffer: Array<[number, string]> = [];
+  let pushed = 0;
   /** Events dropped because the buffer was full, reported at the next flush. */
   let dropped = 0;
   let timer: unknown;
   /** Failed sends in a row: the backoff of the retry waiting, 0 when none waits. */
   let attempt = 0;
-  /** Send loops in flight, and the promise of the last one started. */
-  let loops = 0;
-  let running = Promise.resolve();
+  /** Send loops in flight (page hide and close() start one beside a regular send), and their promises. */
+  let running = 0;
+  const loops = new Set<Promise<void>>();
   let closed = false;
   /** `close()`'s last flush: once it started, nothing more is sent. */
   let closing: Promise<void> | undefined;
@@ -64,7 +68,13 @@ export function createEventSender(options: EventSenderOptions) {
    */
   const setTimer = (delay: number) => {
     scheduler.clearTimeout(timer);
-    timer = delay > 0 && !closed ? scheduler.setTimeout(flush, delay) : undefined;
+    timer =
+      delay > 0 && !closed
+        ? scheduler.setTimeout(() => {
+            timer = undefined;
+            void flush();
+          }, delay)
+        : undefined;
   };
 
   /**
@@ -76,11 +86,12 @@ export function createEventSender(options: EventSenderOptions) {
     served = new WeakMap();
     combinations.clear();
     setTimer(0); // clears it
-    loops++;
+    running++;
     if (dropped) report(new FlagplaneError('events', `dropped the ${dropped} oldest events: the buffer holds at most ${MAX_BUFFERED_EVENTS}`));
     dropped = 0;
     while (buffer.length) {
-      const events = buffer.splice(0, batchLength(buffer));
+      const taken = buffer.splice(0, batchLength(buffer.map(([, json]) => json)));
+      const events = taken.map(([, json]) => json);
       let retryAfter = 0;
       const outcome = await http.send(EVENTS_ROUTE, {
         headers: { 'content-type': 'application/json' },
@@ -101,35 +112,40 @@ export function createEventSender(options: EventSenderOptions) {
         if (status === 429 || status === 503) retryAfter = parseRetryAfter(outcome.header('retry-after'), scheduler.now()) ?? 0;
       } else if (outcome.kind === 'failed') report(outcome.error);
       // Network error, timeout, 408, 429, 5xx (or an abort, which nobody asks of this
-      // client): back in front, in order, for a retry.
-      buffer = events.concat(buffer);
+      // client): back, in push order, for a retry.
+      buffer = taken.concat(buffer).sort((a, b) => a[0] - b[0]);
       bound();
-      loops--;
+      running--;
       return setTimer(Math.max(retryAfter, nextDelay(++attempt, { ...RETRY_POLICY, random: scheduler.random() })));
     }
-    // All sent: no retry waits.
-    loops--;
+    // All sent, a batch put back by a loop beside this one included: no retry waits.
+    running--;
     attempt = 0;
+    setTimer(0);
   }
 
   /**
-   * Sends everything buffered; resolves when done (sent, dropped or put back for a retry).
-   * Asked for while a send runs, it is that send, which takes what is buffered meanwhile
-   * too — except with keepalive (the page is going away), which cannot wait: it sends what
-   * waits at once, beside the request in flight.
+   * Sends everything buffered; resolves when every send in flight is done (sent, dropped or
+   * put back for a retry). Asked for while a send runs, it joins it (that send takes what is
+   * buffered meanwhile too) — except with keepalive (the page is going away), which cannot
+   * wait: it sends what waits at once, beside the request in flight.
    */
   function flush(keepalive?: boolean): Promise<void> {
     if (closing) return closing;
-    return loops && !keepalive ? running : (running = sendAll(keepalive));
+    if (!running || keepalive) {
+      const loop: Promise<void> = sendAll(keepalive).then(() => void loops.delete(loop));
+      loops.add(loop);
+    }
+    return Promise.all(loops).then(() => undefined);
   }
 
   /** Buffers `event`; throws, buffering nothing, for one that JSON cannot hold (a `BigInt`, a cycle). */
   function push(event: DiagnosticEvent): void {
     if (closed) return;
-    buffer.push(JSON.stringify(event));
+    buffer.push([pushed++, JSON.stringify(event)]);
     bound();
     // While a send runs or a retry waits, that one sends this event: no timer, no flush.
-    if (loops || attempt) return;
+    if (running || attempt) return;
     if (buffer.length < options.flushAt) {
       if (timer === undefined) setTimer(flushInterval);
     } else void flush();
@@ -172,10 +188,9 @@ export function createEventSender(options: EventSenderOptions) {
      * listener is left.
      */
     close(): Promise<void> {
-      const previous = running;
       closed = true;
       stopPageHide();
-      return (closing ??= flush(true).then(() => previous));
+      return (closing ??= flush(true));
     },
   };
 }
