@@ -97,8 +97,6 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   };
 
   function run(effect: Effect): void {
-    // A listener or onError may have closed the client mid-dispatch: start nothing more.
-    if (state.status.connection === 'stopped' && (effect.type === 'fetch' || effect.type === 'timer')) return;
     switch (effect.type) {
       case 'fetch': {
         setTimer('poll-due', null);
@@ -159,7 +157,11 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     const statusChanged = state.status !== previous.status;
     if (state.snapshot !== previous.snapshot) reevaluate(statusChanged);
     else notify(new Set(), statusChanged);
-    for (const effect of next.effects) run(effect);
+    for (const effect of next.effects) {
+      // A listener or onError that refreshed or closed meanwhile made this step's fetch and
+      // timers stale: the newer step armed its own.
+      if (state === next.state || (effect.type !== 'fetch' && effect.type !== 'timer')) run(effect);
+    }
     if (state.activity !== previous.activity && state.status.connection !== 'stopped') {
       // Reconnects wait for the network: no socket while offline.
       if (state.activity !== 'offline') {

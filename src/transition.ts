@@ -92,9 +92,11 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
     case 'activity':
       if (event.activity === next.activity) break;
       next.activity = event.activity;
-      if (event.activity !== 'active') arm('poll-due', null);
       // Back: refresh at once rather than wait out a poll interval of stale flags.
-      else if (next.fetch !== 'in-flight') fetch();
+      if (event.activity === 'active') {
+        if (next.fetch !== 'in-flight') fetch();
+        // Paused: no poll — but a Retry-After wait runs out, so stream notices may fetch after it.
+      } else if (next.fetch !== 'held') arm('poll-due', null);
       break;
     case 'not-modified':
     case 'snapshot-received': {
@@ -149,6 +151,7 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
     case 'poll-due':
       // Paused: the next fetch happens when the page is visible or the device online again.
       if (next.fetch !== 'in-flight' && next.activity === 'active') fetch();
+      else if (next.fetch === 'held') next.fetch = 'idle';
       break;
     case 'refresh':
       // No request while offline: coming back online fetches.
