@@ -28,6 +28,7 @@ import { switchableSource } from '../helpers/platform-source';
 import { servingFlag } from '../helpers/snapshots';
 import { BASE_URL, harness } from '../helpers/client-harness';
 import { connectedFrame, createFakeTransport as createFakeSockets, type FakeSocket } from '../stream/harness';
+import { mulberry32 } from '../helpers/prng';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_800_000_000_000 });
@@ -36,17 +37,6 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** mulberry32: a tiny seeded PRNG, [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function rngTools(random: () => number) {
   const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));

@@ -5,6 +5,7 @@ import { createEventSender, EVENTS_ROUTE, MAX_BUFFERED_EVENTS } from '../../src/
 import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from '../../src/event-batches';
 import type { HttpClient, RouteRequest, SendOutcome } from '../../src/http-client';
 import type { Scheduler } from '../../src/scheduler';
+import { mulberry32 } from '../helpers/prng';
 
 /**
  * A seeded, model-based fuzz of the event sender (docs/events.md). The sender runs on an
@@ -16,16 +17,6 @@ import type { Scheduler } from '../../src/scheduler';
 // ---------------------------------------------------------------------------------------
 // Seeded randomness
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 type Random = () => number;
 const int = (random: Random, from: number, to: number) => from + Math.floor(random() * (to - from + 1));
 /** Picks from `[weight, value]` pairs. */

@@ -6,11 +6,11 @@ import type { ClientRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../reference-server/cli-main';
 import demo from '../../reference-server/demo.json';
 import { DEMO, withTimeout } from './helpers';
+import { bundleCli } from '../helpers/cli-bundle';
 
 const root = resolve(import.meta.dirname, '../..');
 // Its own bundle: test/server/cli.test.ts may build its own at the same time.
@@ -20,17 +20,7 @@ let children: ChildProcess[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'flagplane-cli-adversarial-'));
-  // Same bundling as tsup's reference-server entry and test/server/cli.test.ts.
-  await build({
-    entryPoints: [join(root, 'reference-server', 'cli.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: ['ws'],
-    logLevel: 'silent',
-  });
+  await bundleCli(root, outfile);
 });
 
 afterEach(() => {

@@ -3,12 +3,12 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { runCli } from '../../reference-server/cli-main';
 import type { ReferenceServer } from '../../reference-server/index';
 import { DEMO, StreamClient, withTimeout } from './helpers';
+import { bundleCli } from '../helpers/cli-bundle';
 
 const root = resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -121,17 +121,7 @@ describe('the bundled CLI as a process', () => {
   let child: ChildProcess | undefined;
 
   beforeAll(async () => {
-    // Same bundling as tsup's reference-server entry: esbuild, ESM, node20, ws external.
-    await build({
-      entryPoints: [join(root, 'reference-server', 'cli.ts')],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: ['ws'],
-      logLevel: 'silent',
-    });
+    await bundleCli(root, outfile);
   });
 
   afterEach(() => {
