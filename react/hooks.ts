@@ -58,7 +58,8 @@ const sameDetails = (a: EvaluationDetails<unknown>, b: EvaluationDetails<unknown
 
 /**
  * A flag's value with the reason it was served (`{ key, value, reason, variation, ruleId?,
- * version, errorCode? }`); re-renders only when that flag changes. Typed like `useFlag`.
+ * version, errorCode? }`); re-renders only when those change (the version with every new
+ * snapshot). Typed like `useFlag`.
  */
 export function useFlagDetails<K extends KnownKey>(key: K, fallback?: KnownFlags[K]): EvaluationDetails<KnownFlags[K]>;
 export function useFlagDetails(key: string, fallback: boolean): EvaluationDetails<boolean>;
@@ -70,7 +71,9 @@ export function useFlagDetails(key: string, fallback?: JsonValue): EvaluationDet
   // Defaults served for an error are a new object per read: keep the previous one while
   // it is equal, or useSyncExternalStore would see a change on every read.
   const last = useRef<EvaluationDetails<JsonValue | undefined>>(null);
-  return useClientStore('useFlagDetails', key, (client) => {
+  // Every change is heard, not only this key's: the details carry the snapshot's version
+  // (and PROVIDER_NOT_READY turns into FLAG_NOT_FOUND), which change without the flag.
+  return useClientStore('useFlagDetails', always, (client) => {
     const next = client.getDetails(key, fallback!);
     return last.current && sameDetails(last.current, next) ? last.current : (last.current = next);
   });

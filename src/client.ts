@@ -138,6 +138,10 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     }
   }
 
+  // After close() the listeners are gone: what reads return stays as it was, so that no two
+  // readers (one subscribed before close(), one after) can disagree.
+  const closed = () => state.status.connection === 'stopped';
+
   /** Tells the listeners what changed; `getAll()` builds a new object only if a flag did. */
   function notify(changed: ReadonlySet<string>, statusChanged?: boolean): void {
     if (changed.size > 0) allValues = null;
@@ -247,11 +251,13 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     getStatus: () => state.status,
     getContext: () => context,
     setContext(next) {
+      if (closed()) return;
       context = next ?? {};
       sessionTraits = (context.attributes ?? {}) as Traits;
       reevaluate();
     },
     setOverrides(values) {
+      if (closed()) return;
       if (values != null && !isRecord(values)) return reportError(new ConfigError('setOverrides needs an object of flag values'));
       const next = buildOverrides(values ?? {});
       const changed = changedOverrides(overrides, next);
@@ -259,6 +265,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       notify(changed);
     },
     async identify(userId, traits) {
+      if (closed()) return;
       const id: unknown = userId;
       let json: unknown;
       let problem = isId(id) ? '' : `a userId of 1 to 256 characters, got ${isString(id) ? `${id.length} characters` : typeof id}`;

@@ -655,7 +655,7 @@ async function fuzzRun(seed: number, stepCount: number): Promise<void> {
             phase = 'context';
             client.setContext(next);
           });
-          check(client.getContext() === next, 'getContext() is not the context set');
+          if (!closed) check(client.getContext() === next, 'getContext() is not the context set');
           break;
         }
         case 'overrides': {
@@ -665,8 +665,11 @@ async function fuzzRun(seed: number, stepCount: number): Promise<void> {
           const arg = invalid ? r.pick<unknown>([5, 'x', [1], true]) : r.chance(0.1) ? null : values;
           await step(`setOverrides(${JSON.stringify(arg)})`, () => {
             phase = 'overrides';
-            if (invalid) expectedErrors++;
-            else overridesOn = new Set(arg === null ? [] : Object.keys(values));
+            // After close() (from onError or a listener) it changes nothing and reports nothing.
+            if (!closed) {
+              if (invalid) expectedErrors++;
+              else overridesOn = new Set(arg === null ? [] : Object.keys(values));
+            }
             client.setOverrides(arg as Record<string, JsonValue>);
           });
           break;
@@ -875,10 +878,8 @@ async function fuzzRun(seed: number, stepCount: number): Promise<void> {
         }
         if (kind === 'refresh') trackRefresh(client.refresh());
         if (kind === 'context') client.setContext(r.pick(CONTEXTS));
-        if (kind === 'overrides') {
-          overridesOn = new Set(['obj']);
-          client.setOverrides({ obj: 'closed' });
-        }
+        // After close() reads stay as they were: the overrides and the context change nothing.
+        if (kind === 'overrides') client.setOverrides({ obj: 'closed' });
         if (kind === 'toggle') (r.chance(0.5) ? visibility : online).set(r.chance(0.5));
         if (kind === 'frame' && fakeSockets?.sockets.length) fakeSockets.last.receive({ type: 'snapshot.updated', version: (held ?? 0) + 5 });
       });
