@@ -41,7 +41,8 @@ export function createLocalStorage(options: LocalStorageOptions = {}): LocalStor
     } catch (cause) {
       throw new Error(`localStorage is not available: ${(cause as Error)?.message ?? cause}`, { cause });
     }
-    if (!found) throw new Error('localStorage is not available in this environment');
+    // Node 25 defines a stub without methods (unless --localstorage-file): no storage either.
+    if (!found?.getItem) throw new Error('localStorage is not available in this environment');
     return (storage = found);
   };
   return {

@@ -203,6 +203,8 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
 
   if (!options.anonymousId) {
     loadAnonymousId(storage, options.anonymousStorageKey ?? 'svc:anonymousId', anonymousId, (stored) => {
+      // Too late after close(): reads stay as they were.
+      if (closed()) return;
       anonymousId = stored;
       // With a userId set, this changes nothing and notifies no one.
       reevaluate();

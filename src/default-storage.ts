@@ -8,7 +8,8 @@ import type { StorageAdapter } from './storage-types';
 export function browserStorage(): StorageAdapter | undefined {
   try {
     const storage = (globalThis as { localStorage?: Storage }).localStorage;
-    if (storage) {
+    // Node 25 defines a stub `localStorage` without methods (unless --localstorage-file).
+    if (storage?.getItem) {
       return {
         get: (key) => storage.getItem(key),
         set: (key, value) => storage.setItem(key, value),

@@ -40,6 +40,9 @@ export function openSnapshotCache(
       const record = JSON.parse(raw ?? 'null') as PersistedSnapshot | null;
       const checked = record?.format === 1 && record.key === keyFingerprint && checkSnapshot(record.snapshot, 'cache');
       if (checked && checked.kind === 'ok') onHit({ snapshot: checked.snapshot, etag: typeof record!.etag === 'string' ? record!.etag : null });
+      // A record of ours holding a broken snapshot is reported (as a failed read); one of
+      // another schema is quietly not ours to serve.
+      else if (checked && (record!.snapshot as { schemaVersion?: unknown } | null)?.schemaVersion === 1) throw checked.error;
     },
   );
   return ({ snapshot, etag }) => {
