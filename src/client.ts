@@ -127,13 +127,12 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
         http.abortAll();
         tabs?.close();
         listeners.clear();
-        // Last, each on its own: a custom stream transport or platform source may throw.
-        for (const stop of [stream.disconnect, activity.stop]) {
-          try {
-            stop();
-          } catch (cause) {
-            threw('closing', cause);
-          }
+        // The link reports what a custom stream transport throws; a platform source is ours to guard.
+        stream.disconnect();
+        try {
+          activity.stop();
+        } catch (cause) {
+          threw('closing', cause);
         }
     }
   }
@@ -166,7 +165,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       // timers stale: the newer step armed its own.
       if (state === next.state || (effect.type !== 'fetch' && effect.type !== 'timer')) run(effect);
     }
-    if (state.activity !== previous.activity && state.status.connection !== 'stopped') {
+    if (state.activity !== previous.activity && !closed()) {
       // Reconnects wait for the network: no socket while offline.
       if (state.activity !== 'offline') {
         stream.connect();
@@ -285,7 +284,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       context = { ...context, userId, attributes: traits || userId !== context.userId ? sessionTraits : context.attributes };
       events?.push({ type: 'identify', userId, traits: json as Traits });
       reevaluate();
-      if (options.remoteTraits === false || state.status.connection === 'stopped') return;
+      if (options.remoteTraits === false) return;
       // No request while offline: the overlay is fetched when the device is back.
       overlayDue = state.activity === 'offline' ? userId : undefined;
       if (!overlayDue) await fetchOverlay(userId);

@@ -48,8 +48,7 @@ export function createEventSender(options: EventSenderOptions) {
   /** Send loops in flight (page hide and close() start one beside a regular send), and their promises. */
   let running = 0;
   const loops = new Set<Promise<void>>();
-  let closed = false;
-  /** `close()`'s last flush: once it started, nothing more is sent. */
+  /** `close()`'s last flush: once it started, nothing more is buffered or sent, and no timer armed. */
   let closing: Promise<void> | undefined;
   // Read tracking. Fast path: a flag whose outcome did not change keeps its details object,
   // so a read already seen for this user in this window costs one lookup, not a JSON key.
@@ -63,13 +62,13 @@ export function createEventSender(options: EventSenderOptions) {
   const bound = () => (dropped += buffer.splice(0, buffer.length - MAX_BUFFERED_EVENTS).length);
   /**
    * Replaces the one timer (interval or retry). None without a delay (`flushInterval` 0)
-   * or once closed; only armed while events wait (an idle client keeps no timer). The
-   * flush it starts clears it: a timer never runs while a flush is in flight.
+   * or once closing; only armed while events wait (an idle client keeps no timer). Firing,
+   * it forgets itself and flushes: a send in flight is joined.
    */
   const setTimer = (delay: number) => {
     scheduler.clearTimeout(timer);
     timer =
-      delay > 0 && !closed
+      delay > 0 && !closing
         ? scheduler.setTimeout(() => {
             timer = undefined;
             void flush();
@@ -141,7 +140,7 @@ export function createEventSender(options: EventSenderOptions) {
 
   /** Buffers `event`; throws, buffering nothing, for one that JSON cannot hold (a `BigInt`, a cycle). */
   function push(event: DiagnosticEvent): void {
-    if (closed) return;
+    if (closing) return;
     buffer.push([pushed++, JSON.stringify(event)]);
     bound();
     // While a send runs or a retry waits, that one sends this event: no timer, no flush.
@@ -188,7 +187,6 @@ export function createEventSender(options: EventSenderOptions) {
      * listener is left.
      */
     close(): Promise<void> {
-      closed = true;
       stopPageHide();
       return (closing ??= flush(true));
     },

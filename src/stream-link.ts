@@ -22,11 +22,13 @@ export function createStreamLink(options: {
   // A transport without a streamUrl is not a stream (options.ts rejects the converse).
   const transport = streamUrl && options.transport;
   const changed = (connection: StreamConnectionState) => dispatch({ type: 'stream-state', connection });
-  let connection: StreamConnection | undefined;
+  /**
+   * The connection; `'over'` once the stream stopped for good (a bad or revoked key, a
+   * transport that cannot open): no reconnect then, even after offline (§6.4).
+   */
+  let link: StreamConnection | 'over' | undefined;
   /** Counts connects and disconnects: a listener of `connecting` may close the client, and a closed connection's last words are stale. */
   let generation = 0;
-  /** Stopped for good (a bad or revoked key, a transport that cannot open): no reconnect, even after offline (§6.4). */
-  let over = false;
   /** Runs a call into the transport, which is app code: what it throws is reported, never thrown; whether it threw. */
   const threw = (call: () => void) => {
     try {
@@ -39,24 +41,28 @@ export function createStreamLink(options: {
   };
   return {
     connect(): void {
-      if (!transport || connection || over) return;
+      if (!transport || link) return;
       const current = ++generation;
       changed('connecting');
       if (current !== generation) return;
       const failed = threw(() => {
         // The options carry streamUrl, sdkKey, scheduler, lastKnownVersion and onError already.
-        connection = transport.connect({
+        const opened = transport.connect({
           ...(options as typeof options & { streamUrl: string }),
           onNotify: (kind, version) => dispatch({ type: 'stream-notify', kind, version }),
           onConnectionChange(state) {
             if (current !== generation) return;
-            over = state === 'stopped';
+            if (state === 'stopped') link = 'over';
             changed(state);
           },
         });
+        // Disconnected (close() from a listener) while opening: closed at once. Stopped while
+        // opening: stays over.
+        if (current !== generation) opened.close();
+        else link ??= opened;
       });
       if (failed) {
-        over = true;
+        link = 'over';
         changed('stopped');
       }
     },
@@ -66,12 +72,14 @@ export function createStreamLink(options: {
      * stopped machine ignores that.
      */
     disconnect(): void {
+      // Over for good: nothing open, nothing to report.
+      if (link === 'over') return;
       // Cleared first: close() reports `stopped` through dispatch, which may lead back here.
-      const current = connection;
-      connection = undefined;
+      const current = link;
+      link = undefined;
       generation++;
       threw(() => current?.close());
-      if (transport && !over) changed('reconnecting');
+      if (transport) changed('reconnecting');
     },
   };
 }

@@ -56,6 +56,18 @@ describe('read tracking (createEventSender().track)', () => {
     expect(await sent()).toHaveLength(4);
   });
 
+  it('leaves out a userId the events route would refuse (empty, over 256 characters)', async () => {
+    const { sent, tracker: t } = tracker();
+    t.track(served('a', 1), '');
+    t.track(served('b', 1), 'u'.repeat(257));
+    const events = await sent();
+    expect(events).toEqual([
+      { type: 'evaluation', key: 'a', reason: 'TARGETING_MATCH', value: 1 },
+      { type: 'evaluation', key: 'b', reason: 'TARGETING_MATCH', value: 1 },
+    ]);
+    expect(events[0]).not.toHaveProperty('userId');
+  });
+
   it('reports an unknown key once as unregistered_flag, and nothing for overrides or before a snapshot', async () => {
     const { sent, tracker: t } = tracker();
     const unknown = (): EvaluationDetails => ({ key: 'ghost', value: 1, reason: 'ERROR', variation: null, version: 3, errorCode: 'FLAG_NOT_FOUND' });

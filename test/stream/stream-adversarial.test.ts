@@ -167,6 +167,9 @@ describe('a custom StreamTransport that throws', () => {
     h.net.set(false);
     fail = true;
     expect(() => h.net.set(true)).not.toThrow();
+    // Reported, not swallowed, and the client polls without a stream.
+    expect(h.errors.map((error) => error.message)).toContainEqual(expect.stringMatching(/no socket on this platform/));
+    expect(h.client.getStatus().connection).toBe('polling');
     await h.client.close();
   });
 
