@@ -49,7 +49,7 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
 
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-None-Match',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-None-Match, Flagplane-Min-Version',
   'Access-Control-Max-Age': '86400',
 };
 
@@ -74,7 +74,11 @@ export function writeResult(res: ServerResponse, result: HandlerResult, extraHea
   res.end(payload);
 }
 
-/** For sockets that never became a ServerResponse: refused upgrades and malformed requests. */
+/**
+ * For sockets that never became a ServerResponse: refused upgrades and malformed requests.
+ * With the CORS headers whatever the path (protocol.md §10): the route of a request that
+ * could not be parsed is unknown, and a browser shows a status without them as a CORS failure.
+ */
 export function writeRawError(socket: Duplex, status: number, body: ErrorBody, extraHeaders: Readonly<Record<string, string>> = {}): void {
   if (!socket.writable) {
     socket.destroy();
@@ -82,6 +86,7 @@ export function writeRawError(socket: Duplex, status: number, body: ErrorBody, e
   }
   const payload = JSON.stringify(body);
   const headers = {
+    ...CORS_HEADERS,
     ...extraHeaders,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(payload)),

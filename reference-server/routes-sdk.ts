@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FlagSnapshot } from '../src/snapshot-types';
 import { requireSdkKey } from './auth';
 import { ifNoneMatchHits, snapshotEtag } from './etag';
@@ -22,21 +23,35 @@ function invalidRequest(path: string, message: string): HttpError {
   return new HttpError(400, 'invalid_request', message, path);
 }
 
-/** `minVersion` (protocol.md §3): absent, or exactly one non-negative integer. */
-export function parseMinVersion(query: URLSearchParams): number | undefined {
-  const values = query.getAll('minVersion');
+/** The request header that carries the minimum version (protocol.md §3). */
+export const MIN_VERSION_HEADER = 'flagplane-min-version';
+
+/** One `minVersion` value: absent, or exactly one non-negative integer. */
+function parseVersion(values: readonly string[], name: string): number | undefined {
   if (values.length === 0) return undefined;
   const [value] = values;
   const parsed = value !== undefined && /^\d+$/.test(value) ? Number(value) : NaN;
   if (values.length > 1 || !Number.isSafeInteger(parsed)) {
-    throw invalidRequest('minVersion', 'minVersion must be one non-negative integer no larger than 2^53 - 1');
+    throw invalidRequest(name, `${name} must be one non-negative integer no larger than 2^53 - 1`);
   }
   return parsed;
 }
 
+/**
+ * The minimum version (protocol.md §3): the `Flagplane-Min-Version` header, which clients
+ * send, else the `minVersion` query parameter, still taken; each is checked when present.
+ */
+export function parseMinVersion(query: URLSearchParams, headers: IncomingHttpHeaders = {}): number | undefined {
+  const header = headers[MIN_VERSION_HEADER];
+  // node:http joins a repeated custom header with ', ', which the integer check refuses.
+  const fromHeader = parseVersion(header === undefined ? [] : [String(header)], 'Flagplane-Min-Version');
+  const fromQuery = parseVersion(query.getAll('minVersion'), 'minVersion');
+  return fromHeader ?? fromQuery;
+}
+
 function getSnapshot(stores: ReferenceServerStores, request: RouteRequest): HandlerResult {
   const key = requireSdkKey(request.headers, stores.keys);
-  parseMinVersion(request.query);
+  parseMinVersion(request.query, request.headers);
   const snapshot = stores.environments.current(key.environmentId);
   if (!snapshot) throw new Error(`environment "${key.environmentId}" has no current snapshot`);
   const etag = snapshotEtag(snapshot.version);

@@ -64,10 +64,11 @@ const STUBS = {
   return { kind: 'served', value: flag.variations[variation], variation, reason: flag.on ? 'DEFAULT' : 'DISABLED' };
 }`,
   },
-  'localStorage, visibility, online and tabs': {
+  'localStorage, visibility, online, page exit and tabs': {
     'src/default-storage.ts': `export const browserStorage = () => undefined;`,
     'src/activity.ts': `export const watchActivity = () => ({ current: () => 'active', stop() {} });`,
-    'src/platform/index.ts': `export const createTabSync = () => null; export const onPageHide = () => () => {};`,
+    'src/platform/index.ts': `export const createTabSync = () => null; export const onPageHide = () => () => {};
+export const watchPageExit = () => ({ gone: () => false, stop() {} });`,
   },
   'stream glue': {
     'src/stream-link.ts': `export const createStreamLink = () => ({ connect() {}, disconnect() {} });`,
@@ -167,7 +168,7 @@ const stream = await measure(APP.stream);
 const react = await measure(APP.react);
 const partsOf = {};
 for (const name of Object.keys(STUBS)) partsOf[name] = core.gzip - (await measure(APP.core, without(name))).gzip;
-const coreWithEvaluator = await measure(APP.core, without('events and identity', 'localStorage, visibility, online and tabs', 'stream glue'));
+const coreWithEvaluator = await measure(APP.core, without('events and identity', 'localStorage, visibility, online, page exit and tabs', 'stream glue'));
 const coreAlone = await measure(APP.core, without(...Object.keys(STUBS)));
 const eventsBreakdown = {};
 for (const [name, table] of Object.entries(EVENTS_BREAKDOWN)) eventsBreakdown[name] = core.gzip - (await measure(APP.core, table)).gzip;
@@ -178,13 +179,13 @@ for (const [name, table] of Object.entries(EVENTS_BREAKDOWN)) eventsBreakdown[na
  * docs/size.md explains every row where the two differ; a budget only moves with a line there.
  */
 const rows = [
-  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 9060 },
-  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 9960 },
+  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 9240 },
+  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 10140 },
   { name: 'the stream adds (issue 5)', bytes: stream.gzip - core.gzip, target: 1000, budget: 1000 },
   { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1680 },
   { name: 'React adds: FlagsProvider + useFlag, react external (issue 8)', bytes: react.gzip - core.gzip, target: 800, budget: 800 },
-  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 6750 },
-  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5200 },
+  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 6880 },
+  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5330 },
 ];
 
 let failed = false;

@@ -7,7 +7,7 @@ import { generateId, loadAnonymousId } from './anonymous-id';
 import { browserStorage } from './default-storage';
 import { createOverlayFetcher, type Traits } from './identity';
 import { isId, isRecord, isString } from './evaluation/guards';
-import { createTabSync } from './platform/index';
+import { createTabSync, watchPageExit } from './platform/index';
 import { watchActivity } from './activity';
 import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
 import { fingerprint } from './fingerprint';
@@ -29,7 +29,17 @@ import { transition, type Effect, type MachineEvent, type TimerName } from './tr
 export function createClient<D extends FlagDefaults = FlagDefaults>(options: ClientOptions<D>): FlagsClient<D> {
   const config = resolveOptions(options as ClientOptions);
   const { scheduler } = config;
-  const http = createHttpClient(config);
+  // Going away, the page ends every request and the socket: none of that is a failure. A page
+  // the back-forward cache shows again catches up at once.
+  const page = watchPageExit(
+    () => stream.disconnect(),
+    () => {
+      dispatch({ type: 'refresh' });
+      if (state.activity !== 'offline') stream.connect();
+    },
+  );
+  const pageConfig = { ...config, pageGone: page.gone };
+  const http = createHttpClient(pageConfig);
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);
   let context: EvaluationContext = options.context ?? {};
@@ -50,7 +60,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       : createEventSender({
           ...config,
           // Its own HTTP client: close() aborts polling but still sends the last flush.
-          http: createHttpClient(config),
+          http: createHttpClient(pageConfig),
           // Not buffered: the event sender's own errors would feed themselves.
           report: callOnError,
         });
@@ -125,6 +135,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       case 'stop':
         for (const name of Object.keys(timers) as TimerName[]) setTimer(name, null);
         http.abortAll();
+        page.stop();
         tabs?.close();
         listeners.clear();
         // The link reports what a custom stream transport throws; a platform source is ours to guard.

@@ -110,11 +110,13 @@ export function createEventSender(options: EventSenderOptions) {
         // Protocol.md §5: a 429 or 503 may say how long to wait.
         if (status === 429 || status === 503) retryAfter = parseRetryAfter(outcome.header('retry-after'), scheduler.now()) ?? 0;
       } else if (outcome.kind === 'failed') report(outcome.error);
-      // Network error, timeout, 408, 429, 5xx (or an abort, which nobody asks of this
-      // client): back, in push order, for a retry.
+      // Network error, timeout, 408, 429, 5xx, or a send the page ended as it went away:
+      // back, in push order, for a retry.
       buffer = taken.concat(buffer).sort((a, b) => a[0] - b[0]);
       bound();
       running--;
+      // Ended by the page: sent again at once, with keepalive, which outlives the page.
+      if (outcome.kind === 'aborted' && !keepalive) return void flush(true);
       return setTimer(Math.max(retryAfter, nextDelay(++attempt, { ...RETRY_POLICY, random: scheduler.random() })));
     }
     // All sent, a batch put back by a loop beside this one included: no retry waits.

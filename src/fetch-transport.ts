@@ -1,13 +1,27 @@
 import type { HttpTransport } from './http-types';
 
-/** An {@link HttpTransport} on the platform's global `fetch`, resolved at call time. */
+/**
+ * An {@link HttpTransport} on the platform's global `fetch`, resolved at call time.
+ *
+ * In a page or a worker the browser's HTTP cache revalidates the snapshot itself (the server
+ * answers `Cache-Control: no-cache` with an `ETag`), so the request goes out in the default
+ * cache mode without our `If-None-Match`: a request that sets either skips the browser's
+ * CORS preflight cache and costs a second round trip every time (protocol.md §10). A
+ * revalidated answer arrives as a 200 carrying the ETag the client holds; it is reported as
+ * the 304 it was. Elsewhere (Node, React Native) nothing caches: the client's own
+ * `If-None-Match` goes out, with `no-store` so that no cache can turn a 304 into a 200.
+ */
 export const fetchTransport: HttpTransport = async (request) => {
+  const { 'if-none-match': etag, ...headers } = request.headers;
+  const scope = globalThis as { document?: unknown; importScripts?: unknown };
+  const browser = scope.document || scope.importScripts;
   try {
-    // `fetch` ignores the extra `url` member. `no-store`: we do our own ETag revalidation,
-    // and the browser cache would turn our 304s into 200s.
-    const response = await fetch(request.url, { ...request, cache: 'no-store' });
-    const body = await response.text();
-    return { kind: 'response', status: response.status, header: (name) => response.headers.get(name), body };
+    // `fetch` ignores the extra `url` member.
+    const response = await fetch(request.url, browser ? { ...request, headers } : { ...request, cache: 'no-store' });
+    const header = (name: string) => response.headers.get(name);
+    // A 304's body is never read: the body of a revalidated 200 is left as it is.
+    const status = browser && etag && header('etag') === etag ? 304 : response.status;
+    return { kind: 'response', status, header, body: await response.text() };
   } catch (cause) {
     return request.signal.aborted ? { kind: 'aborted' } : { kind: 'network-error', cause };
   }

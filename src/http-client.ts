@@ -24,7 +24,7 @@ export interface HttpClient {
    * key as bearer token, under `controller` (its own by default), timed out by the scheduler.
    */
   send(route: string, request?: RouteRequest, controller?: AbortController): Promise<SendOutcome>;
-  /** Aborts every request in flight; their outcomes are `aborted`, never errors. */
+  /** Aborts every request in flight; their outcomes are `aborted`, never errors (as are failures while the page goes away). */
   abortAll(): void;
 }
 
@@ -35,6 +35,8 @@ export function createHttpClient(options: {
   /** Without a trailing slash (resolveOptions trims it). */
   baseUrl: string;
   sdkKey: string;
+  /** Whether the page is going away: a request that fails then was ended by it, an abort. */
+  pageGone?: () => boolean;
 }): HttpClient {
   const { transport, scheduler, requestTimeout } = options;
   const inFlight = new Set<AbortController>();
@@ -75,7 +77,8 @@ export function createHttpClient(options: {
       inFlight.delete(controller);
       // `timer` is undefined without a timeout; clearing that is a no-op.
       scheduler.clearTimeout(timer);
-      return result.kind === 'network-error' ? { kind: 'failed', error: new NetworkError(route, result.cause) } : result;
+      if (result.kind !== 'network-error') return result;
+      return options.pageGone?.() ? { kind: 'aborted' } : { kind: 'failed', error: new NetworkError(route, result.cause) };
     },
     abortAll() {
       for (const controller of inFlight) controller.abort();

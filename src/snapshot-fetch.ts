@@ -5,10 +5,15 @@ import type { MachineEvent } from './transition';
 
 export const SNAPSHOT_ROUTE = 'GET /sdk/v1/snapshot';
 
-/** The snapshot request of seed §4 (the HTTP client adds the bearer key): `If-None-Match`, optional `minVersion`. */
+/**
+ * The snapshot request of seed §4 (the HTTP client adds the bearer key): `If-None-Match`, and
+ * the minimum version in a header, so that every snapshot request has one URL (protocol.md §3).
+ */
 export const snapshotRequest = (etag: string | null, minVersion: number | null): RouteRequest => ({
-  query: minVersion === null ? '' : `?minVersion=${minVersion}`,
-  headers: etag ? { 'if-none-match': etag } : {},
+  headers: {
+    ...(etag && { 'if-none-match': etag }),
+    ...(minVersion !== null && { 'flagplane-min-version': `${minVersion}` }),
+  },
 });
 
 /** `Retry-After` in ms (delta-seconds or an HTTP date), or `null`. */

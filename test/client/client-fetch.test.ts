@@ -135,7 +135,7 @@ describe('the fetch procedure (seed 4)', () => {
     expect(client.get('a')).toBe(5);
     await vi.advanceTimersByTimeAsync(1000);
     expect(client.get('a')).toBe(9);
-    expect(requests.every((request) => !request.url.includes('minVersion'))).toBe(true);
+    expect(requests.every((request) => !request.url.includes('minVersion') && !('flagplane-min-version' in request.headers))).toBe(true);
     expect(requests).toHaveLength(3);
     await client.close();
   });

@@ -773,8 +773,8 @@ async function fuzzRun(seed: number, stepCount: number): Promise<void> {
           const newer = type === 'snapshot.resync' || heldBefore === null || version > heldBefore;
           const madeHere = made(before);
           if (madeHere > 0) {
-            const url = new URL(reqs[before]!.request.url);
-            check(Number(url.searchParams.get('minVersion')) >= version, `the notice's fetch asks minVersion ${url.searchParams.get('minVersion')} < ${version}`);
+            const minVersion = reqs[before]!.request.headers['flagplane-min-version'];
+            check(Number(minVersion) >= version, `the notice's fetch asks minVersion ${minVersion} < ${version}`);
             check(!liveBefore && !retryWait, 'a notice fetched while a fetch was in flight or a Retry-After wait was running');
             check(newer, `${type} v${version} fetched, though v${heldBefore} is held (docs/client.md: "an updated for a version it already holds is ignored")`);
           } else {

@@ -45,7 +45,9 @@ describe('the client with a stream', () => {
     h.server.publish(snapshotOf(2, { a: 2 }));
     h.sockets.last.receive({ type: 'snapshot.updated', environmentId: 'production', version: 2 });
     await vi.advanceTimersByTimeAsync(0);
-    expect(h.requests.at(-1)!.url).toBe(`${BASE_URL}/sdk/v1/snapshot?minVersion=2`);
+    // In a header, not the query: every snapshot request has one URL (one preflight, one HTTP cache entry).
+    expect(h.requests.at(-1)!.url).toBe(`${BASE_URL}/sdk/v1/snapshot`);
+    expect(h.requests.at(-1)!.headers['flagplane-min-version']).toBe('2');
     expect(h.client.get('a')).toBe(2);
     await h.client.close();
   });

@@ -130,7 +130,7 @@ describe('Retry-After and the stream', () => {
     await vi.advanceTimersByTimeAsync(110_000);
     await h.client.close();
     expect(early).toBe(2);
-    expect(h.requests.at(-1)!.url).toContain('minVersion=3');
+    expect(h.requests.at(-1)!.headers['flagplane-min-version']).toBe('3');
   });
 });
 
@@ -152,7 +152,7 @@ describe('close() with a catch-up, an overlay and a refresh in flight', () => {
     await vi.advanceTimersByTimeAsync(0);
     hang = true;
     await vi.advanceTimersByTimeAsync(250);
-    expect(requests.at(-1)!.url).toContain('minVersion=2');
+    expect(requests.at(-1)!.headers['flagplane-min-version']).toBe('2');
     const identified = client.identify('u-1', { plan: 'pro' });
     const refreshed = client.refresh();
     sockets.last.receive({ type: 'snapshot.updated', version: 3 });

@@ -25,7 +25,7 @@ describe('platform outside browsers', () => {
     try {
       vi.resetModules();
       const platform = await import('../../src/platform/index');
-      expect(Object.keys(platform).sort()).toEqual(['browserOnline', 'browserVisibility', 'createTabSync', 'onPageHide']);
+      expect(Object.keys(platform).sort()).toEqual(['browserOnline', 'browserVisibility', 'createTabSync', 'onPageHide', 'watchPageExit']);
       expect(touched).toEqual([]);
       // The recorder works: a call that does read a global is seen.
       platform.browserOnline().isOnline();

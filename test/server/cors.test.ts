@@ -32,7 +32,7 @@ describe('CORS on /sdk/v1/', () => {
       expect(response.status).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
-      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, If-None-Match');
+      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, If-None-Match, Flagplane-Min-Version');
       expect(response.headers.get('access-control-max-age')).toBe('86400');
       expect(await response.text()).toBe('');
     },

@@ -215,6 +215,8 @@ describe('malformed HTTP', () => {
     const raw = parseResponses(await rawExchange(server, snapshotRequest([`X-Pad: ${'a'.repeat(20_000)}`])));
     expect(raw[0]?.status).toBe(431);
     expect(rawErrorOf(raw[0]).code).toBe('invalid_request');
+    // A browser shows an answer without Allow-Origin as a CORS failure, not as its status.
+    expect(raw[0]?.headers['access-control-allow-origin']).toBe('*');
     expect((await call(server, '/sdk/v1/snapshot')).status).toBe(200);
   });
 
@@ -510,6 +512,7 @@ describe('WebSocket handshakes that ws refuses', () => {
       const raw = parseResponses(await rawExchange(server, request));
       expect(raw[0]?.status).toBeGreaterThanOrEqual(400);
       rawErrorOf(raw[0]);
+      expect(raw[0]?.headers['access-control-allow-origin']).toBe('*');
     });
   }
 

@@ -79,6 +79,25 @@ describe('GET /sdk/v1/snapshot', () => {
     expect(matching.status).toBe(304);
   });
 
+  it('takes the minimum version from the Flagplane-Min-Version header, as clients send it', async () => {
+    const server = await servers.start();
+    const ahead = await call(server, '/sdk/v1/snapshot', { headers: { 'flagplane-min-version': '7' } });
+    expect(ahead.status).toBe(200);
+    expect((await ahead.json()).version).toBe(1);
+    const matching = await call(server, '/sdk/v1/snapshot', { headers: { 'flagplane-min-version': '1', 'if-none-match': '"snapshot-1"' } });
+    expect(matching.status).toBe(304);
+  });
+
+  it.each([['-1'], ['1.5'], ['abc'], [''], ['1e3'], ['2, 3']])('rejects a Flagplane-Min-Version of %j with 400', async (value) => {
+    const server = await servers.start();
+    const response = await call(server, '/sdk/v1/snapshot', { headers: { 'flagplane-min-version': value } });
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toMatchObject({ code: 'invalid_request', path: 'Flagplane-Min-Version' });
+    // A valid header does not excuse an invalid query.
+    const both = await call(server, '/sdk/v1/snapshot?minVersion=x', { headers: { 'flagplane-min-version': '1' } });
+    expect(await errorOf(both)).toMatchObject({ code: 'invalid_request', path: 'minVersion' });
+  });
+
   it.each([['-1'], ['1.5'], ['abc'], [''], ['1e3'], ['2&minVersion=3']])('rejects minVersion=%s with 400', async (value) => {
     const server = await servers.start();
     const response = await call(server, `/sdk/v1/snapshot?minVersion=${value}`);
