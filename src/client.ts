@@ -38,7 +38,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       if (state.activity !== 'offline') stream.connect();
     },
   );
-  const pageConfig = { ...config, pageGone: page.gone };
+  const pageConfig = { ...config, pageExits: page.exits };
   const http = createHttpClient(pageConfig);
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);

@@ -115,8 +115,6 @@ export function createEventSender(options: EventSenderOptions) {
       buffer = taken.concat(buffer).sort((a, b) => a[0] - b[0]);
       bound();
       running--;
-      // Ended by the page: sent again at once, with keepalive, which outlives the page.
-      if (outcome.kind === 'aborted' && !keepalive) return void flush(true);
       return setTimer(Math.max(retryAfter, nextDelay(++attempt, { ...RETRY_POLICY, random: scheduler.random() })));
     }
     // All sent, a batch put back by a loop beside this one included: no retry waits.

@@ -23,6 +23,11 @@ export const fetchTransport: HttpTransport = async (request) => {
     const status = browser && etag && header('etag') === etag ? 304 : response.status;
     return { kind: 'response', status, header, body: await response.text() };
   } catch (cause) {
-    return request.signal.aborted ? { kind: 'aborted' } : { kind: 'network-error', cause };
+    if (request.signal.aborted) return { kind: 'aborted' };
+    // Chromium fails the requests of a page that goes away just before `pagehide`, and an
+    // app's listener may run before the client's: answering a task later lets the client see
+    // the page go first. A page that is gone never runs this task; that is fine too.
+    if (browser) await new Promise((resolve) => setTimeout(resolve));
+    return { kind: 'network-error', cause };
   }
 };

@@ -35,8 +35,8 @@ export function createHttpClient(options: {
   /** Without a trailing slash (resolveOptions trims it). */
   baseUrl: string;
   sdkKey: string;
-  /** Whether the page is going away: a request that fails then was ended by it, an abort. */
-  pageGone?: () => boolean;
+  /** How many times the page went away: a request that fails after one was ended by it, an abort. */
+  pageExits?: () => number;
 }): HttpClient {
   const { transport, scheduler, requestTimeout } = options;
   const inFlight = new Set<AbortController>();
@@ -56,6 +56,7 @@ export function createHttpClient(options: {
         }
       });
       inFlight.add(controller);
+      const exits = options.pageExits?.();
       let result: HttpResult | SendOutcome;
       try {
         result = await Promise.race([
@@ -78,7 +79,7 @@ export function createHttpClient(options: {
       // `timer` is undefined without a timeout; clearing that is a no-op.
       scheduler.clearTimeout(timer);
       if (result.kind !== 'network-error') return result;
-      return options.pageGone?.() ? { kind: 'aborted' } : { kind: 'failed', error: new NetworkError(route, result.cause) };
+      return options.pageExits?.() !== exits ? { kind: 'aborted' } : { kind: 'failed', error: new NetworkError(route, result.cause) };
     },
     abortAll() {
       for (const controller of inFlight) controller.abort();

@@ -3,22 +3,20 @@ import { listen, stopAll } from './listen';
 /**
  * Watches the page going away: `pagehide` (a navigation, a closing tab, the back-forward
  * cache) calls `onExit`, and the `pageshow` that brings such a page back calls `onBack`.
- * Browsers end the requests in flight right after `pagehide`, so until the page is back,
- * `gone()` is true and a failed request is the page's doing, not the network's. Outside
- * browsers the page never goes.
+ * `exits()` counts the `pagehide`s: a request that fails with the count moved was ended by
+ * the page, not by the network. Outside browsers the page never goes.
  */
 export function watchPageExit(onExit: () => void, onBack: () => void) {
-  let gone = false;
+  let exits = 0;
   const stop = stopAll(
     listen(globalThis, 'pagehide', () => {
-      gone = true;
+      exits++;
       onExit();
     }),
-    listen(globalThis, 'pageshow', () => {
-      if (!gone) return;
-      gone = false;
-      onBack();
+    listen(globalThis, 'pageshow', (event) => {
+      // The first `pageshow` is the page's load.
+      if ((event as PageTransitionEvent).persisted) onBack();
     }),
   );
-  return { gone: () => gone, stop };
+  return { exits: () => exits, stop };
 }

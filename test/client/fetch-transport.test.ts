@@ -59,6 +59,27 @@ describe('fetchTransport in a page', () => {
   });
 });
 
+describe('fetchTransport failing in a page', () => {
+  it('answers a failed fetch a task later, so that a pagehide fired meanwhile is seen first', async () => {
+    vi.stubGlobal('document', {});
+    const cause = new TypeError('Failed to fetch');
+    vi.stubGlobal('fetch', async () => {
+      throw cause;
+    });
+    const order: string[] = [];
+    const answered = fetchTransport(request()).then((result) => {
+      order.push('answered');
+      return result;
+    });
+    // What Chromium does: the request fails, then pagehide fires in the same task.
+    await Promise.resolve();
+    await Promise.resolve();
+    order.push('pagehide');
+    expect(await answered).toEqual({ kind: 'network-error', cause });
+    expect(order).toEqual(['pagehide', 'answered']);
+  });
+});
+
 describe('fetchTransport outside browsers', () => {
   it('sends the client’s If-None-Match itself, with no-store, and passes the 304 through', async () => {
     expect(typeof document).toBe('undefined');
