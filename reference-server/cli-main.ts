@@ -50,16 +50,32 @@ function parseCliArgs(argv: readonly string[]): ParsedArgs {
   return parsed;
 }
 
-/** The banner: URLs, environments with their keys, the admin token, and a curl line to try. */
-export function describeServer(server: ReferenceServer): string {
-  const lines = [
-    'flagplane reference server',
+/** Where the console's script is, and whether it was built there. */
+export interface ConsoleAssets {
+  dir: string;
+  built: boolean;
+}
+
+/**
+ * The banner: the console first (its URL carries the admin token in the fragment, which no
+ * request sends), then URLs, environments with their keys, the admin token, and a curl line.
+ */
+export function describeServer(server: ReferenceServer, console?: ConsoleAssets): string {
+  const lines = ['flagplane reference server'];
+  if (console) {
+    lines.push(
+      console.built
+        ? `  console      ${server.baseUrl}/#token=${encodeURIComponent(server.adminToken)}`
+        : `  console      not built (no console.js in ${console.dir}): run npm run build`,
+    );
+  }
+  lines.push(
     `  base URL     ${server.baseUrl}`,
     `  stream URL   ${server.wsUrl}${STREAM_PATH}`,
     `  admin token  ${server.adminToken}`,
     '',
     'environments',
-  ];
+  );
   for (const environment of server.stores.environments.list()) {
     lines.push(`  ${environment.id} (${environment.kind}, version ${environment.kv.current})`);
     for (const key of server.stores.keys.list(environment.id)) lines.push(`    ${key.kind.padEnd(6)}  ${key.key}`);
@@ -71,8 +87,8 @@ export function describeServer(server: ReferenceServer): string {
   return lines.join('\n');
 }
 
-/** Parses `argv`, loads the config and starts the server; never calls `process.exit`. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
+/** Parses `argv`, loads the config and starts the server (with the console of `console`); never calls `process.exit`. */
+export async function runCli(argv: readonly string[], io: CliIo, console?: ConsoleAssets): Promise<CliOutcome> {
   let args: ParsedArgs;
   try {
     args = parseCliArgs(argv);
@@ -98,12 +114,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<CliOut
       port: args.port,
       host: args.host,
       config,
+      ...(console && { consoleDir: console.dir }),
       onInternalError: (error) => io.err(`internal error: ${(error as Error)?.stack ?? String(error)}`),
     });
   } catch (error) {
     io.err(`cannot listen on ${args.host}:${args.port}: ${(error as Error).message}`);
     return { kind: 'exit', code: 1 };
   }
-  io.out(describeServer(server));
+  io.out(describeServer(server, console));
   return { kind: 'running', server };
 }

@@ -26,6 +26,8 @@ export interface HandlerResult {
   headers?: Readonly<Record<string, string>>;
   /** Serialised as JSON; omitted for 204 and 304. */
   body?: unknown;
+  /** A body that is not JSON (the console's page and script), sent as it is with its type. */
+  file?: { contentType: string; content: string };
 }
 
 /** Thrown by handlers for an expected failure; the router turns it into the error shape. */
@@ -63,11 +65,11 @@ export function errorResult(error: HttpError): HandlerResult {
 
 export function writeResult(res: ServerResponse, result: HandlerResult, extraHeaders: Readonly<Record<string, string>>): void {
   const headers: Record<string, string> = { ...extraHeaders, ...result.headers };
-  const hasBody = result.body !== undefined && result.status !== 204 && result.status !== 304;
+  const hasBody = (result.body !== undefined || result.file !== undefined) && result.status !== 204 && result.status !== 304;
   let payload: Buffer | undefined;
   if (hasBody) {
-    payload = Buffer.from(JSON.stringify(result.body), 'utf8');
-    headers['Content-Type'] = 'application/json; charset=utf-8';
+    payload = Buffer.from(result.file ? result.file.content : JSON.stringify(result.body), 'utf8');
+    headers['Content-Type'] = result.file?.contentType ?? 'application/json; charset=utf-8';
     headers['Content-Length'] = String(payload.length);
   }
   res.writeHead(result.status, headers);

@@ -92,7 +92,12 @@ async function dispatch(routes: readonly Route[], req: IncomingMessage, path: st
  * The `request` listener: matches a route, answers 404/405/preflight itself, and turns
  * anything a handler throws into the one error shape. A non-HttpError is a bug: 500.
  */
-export function createRequestListener(routes: readonly Route[], onInternalError: (error: unknown) => void) {
+export function createRequestListener(
+  routes: readonly Route[],
+  onInternalError: (error: unknown) => void,
+  /** Runs before routing; what it throws is the answer (the admin token, whatever the path). */
+  guard: (path: string, headers: IncomingHttpHeaders) => void = () => undefined,
+) {
   const reportInternal = (error: unknown) => {
     try {
       onInternalError(error);
@@ -110,6 +115,7 @@ export function createRequestListener(routes: readonly Route[], onInternalError:
     const cors = path.startsWith(SDK_PREFIX);
     let result: HandlerResult;
     try {
+      guard(path, req.headers);
       result = await dispatch(routes, req, path, query, cors);
     } catch (error) {
       if (error instanceof RequestAbortedError) {

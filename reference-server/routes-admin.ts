@@ -1,10 +1,12 @@
-import { requireAdminToken } from './auth';
 import type { HandlerResult } from './http-responses';
 import { HttpError } from './http-responses';
 import { parseJsonBody } from './request-body';
-import type { Route, RouteHandler, RouteRequest } from './router';
+import type { Route, RouteRequest } from './router';
 import type { ServerActions } from './server-actions';
 import type { ReferenceServerStores } from './stores';
+
+/** Every admin route is under it; the admin token is checked for every path under it. */
+export const ADMIN_PREFIX = '/admin/';
 
 /** protocol.md §9: a thousand-flag snapshot fits. */
 export const ADMIN_BODY_LIMIT = 5 * 1024 * 1024;
@@ -12,7 +14,16 @@ export const ADMIN_BODY_LIMIT = 5 * 1024 * 1024;
 export interface AdminRouteDeps {
   stores: ReferenceServerStores;
   actions: ServerActions;
-  adminToken: string;
+  /** Open stream connections subscribed to the environment. */
+  streams(environmentId: string): number;
+}
+
+/** The newest `?limit=` entries of a log (all without it): a console polls the tail. */
+function newest<T>(request: RouteRequest, entries: readonly T[]): T[] {
+  const limit = request.query.get('limit');
+  if (limit === null) return [...entries];
+  if (!/^\d{1,9}$/.test(limit)) throw new HttpError(400, 'invalid_request', 'limit must be a non-negative integer', 'limit');
+  return Number(limit) === 0 ? [] : entries.slice(-Number(limit));
 }
 
 async function readJson(request: RouteRequest): Promise<unknown> {
@@ -25,60 +36,86 @@ function param(request: RouteRequest, name: string): string {
   return value;
 }
 
-/** protocol.md §7. Every handler checks the admin token before anything else. */
-export function createAdminRoutes({ stores, actions, adminToken }: AdminRouteDeps): Route[] {
-  const admin =
-    (handler: (request: RouteRequest) => HandlerResult | Promise<HandlerResult>): RouteHandler =>
-    (request) => {
-      requireAdminToken(request.headers, adminToken);
-      return handler(request);
-    };
+/**
+ * protocol.md §7. The router checks the admin token of every /admin/ request before it looks
+ * for a route (server.ts), so these handlers never see a request without it.
+ */
+export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps): Route[] {
   const ok = (body: unknown, status = 200): HandlerResult => ({ status, body });
+  const environment = (request: RouteRequest) => {
+    const id = param(request, 'id');
+    if (!stores.environments.get(id)) throw new HttpError(404, 'not_found', `unknown environment "${id}"`);
+    return id;
+  };
 
   return [
     {
+      pattern: '/admin/v1/environments',
+      methods: {
+        GET: () =>
+          ok({
+            environments: stores.environments.list().map(({ id, kind, kv }) => ({
+              id,
+              kind,
+              version: kv.current,
+              versions: [...kv.snapshots.keys()].sort((a, b) => a - b),
+              streams: streams(id),
+              snapshot: kv.snapshots.get(kv.current),
+            })),
+          }),
+      },
+    },
+    {
+      pattern: '/admin/v1/environments/:id/flags/:key',
+      methods: {
+        PUT: async (r) => ok(actions.putFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
+        PATCH: async (r) => ok(actions.patchFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
+        DELETE: (r) => ok(actions.deleteFlag(param(r, 'id'), param(r, 'key'))),
+      },
+    },
+    {
+      pattern: '/admin/v1/keys',
+      methods: { GET: () => ok({ keys: stores.keys.list().map(({ key, kind, environmentId, revoked }) => ({ key, kind, environmentId, revoked })) }) },
+    },
+    {
       pattern: '/admin/v1/environments/:id/snapshot',
-      methods: { PUT: admin(async (r) => ok(actions.publish(param(r, 'id'), await readJson(r)))) },
+      methods: { PUT: async (r) => ok(actions.publish(param(r, 'id'), await readJson(r))) },
     },
     {
       pattern: '/admin/v1/environments/:id/resync',
-      methods: { POST: admin((r) => ok(actions.resync(param(r, 'id')))) },
+      methods: { POST: (r) => ok(actions.resync(param(r, 'id'))) },
     },
     {
       pattern: '/admin/v1/environments/:id/keys',
       methods: {
-        POST: admin(async (r) => {
+        POST: async (r) => {
           const body = await readJson(r);
           const kind = typeof body === 'object' && body !== null ? (body as { kind?: unknown }).kind : undefined;
           const { key, environmentId } = actions.createKey(param(r, 'id'), kind);
           return ok({ key, kind, environmentId }, 201);
-        }),
+        },
       },
     },
     {
       pattern: '/admin/v1/keys/:key',
       methods: {
-        DELETE: admin((r) => {
+        DELETE: (r) => {
           actions.revokeKey(param(r, 'key'));
           return { status: 204 };
-        }),
+        },
       },
     },
     {
       pattern: '/admin/v1/environments/:id/traits/:userId',
-      methods: { PUT: admin(async (r) => ok(actions.setTraits(param(r, 'id'), param(r, 'userId'), await readJson(r)))) },
+      methods: { PUT: async (r) => ok(actions.setTraits(param(r, 'id'), param(r, 'userId'), await readJson(r))) },
     },
     {
       pattern: '/admin/v1/environments/:id/identify-queue',
       methods: {
-        GET: admin((r) => {
-          const id = param(r, 'id');
-          if (!stores.environments.get(id)) throw new HttpError(404, 'not_found', `unknown environment "${id}"`);
-          return ok({ rows: stores.identifyQueue.forEnvironment(id) });
-        }),
+        GET: (r) => ok({ rows: newest(r, stores.identifyQueue.forEnvironment(environment(r))) }),
       },
     },
-    { pattern: '/admin/v1/analytics', methods: { GET: admin(() => ok({ events: stores.analytics.events })) } },
-    { pattern: '/admin/v1/diagnostics', methods: { GET: admin(() => ok({ events: stores.diagnostics.events })) } },
+    { pattern: '/admin/v1/analytics', methods: { GET: (r) => ok({ events: newest(r, stores.analytics.events) }) } },
+    { pattern: '/admin/v1/diagnostics', methods: { GET: (r) => ok({ events: newest(r, stores.diagnostics.events) }) } },
   ];
 }

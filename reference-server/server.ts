@@ -1,9 +1,11 @@
-import type { Server } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import { requireAdminToken } from './auth';
 import type { ServerConfig } from './config';
 import { demoConfig, parseServerConfig } from './config';
 import { createHttpServer } from './http-server';
 import { createRequestListener } from './router';
-import { createAdminRoutes } from './routes-admin';
+import { ADMIN_PREFIX, createAdminRoutes } from './routes-admin';
+import { createConsoleRoutes } from './routes-console';
 import { createSdkRoutes } from './routes-sdk';
 import { createServerActions } from './server-actions';
 import { generateAdminToken } from './sdk-keys';
@@ -27,6 +29,11 @@ export interface ReferenceServerOptions {
   connectedDelayMs?: number;
   /** Called with whatever a handler threw before the 500 answer. @default ignore */
   onInternalError?: (error: unknown) => void;
+  /**
+   * A folder holding the console's built script (`console.js`): with it, `GET /` serves the
+   * flag console (docs/console.md). The CLI passes dist/console/. @default no console
+   */
+  consoleDir?: string;
 }
 
 /** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
@@ -100,9 +107,18 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     connectedDelayMs: requireDuration('connectedDelayMs', options.connectedDelayMs ?? 0, true),
   });
   const actions = createServerActions(stores, gateway);
-  const routes = [...createSdkRoutes(stores), ...createAdminRoutes({ stores, actions, adminToken })];
+  const streams = (environmentId: string) =>
+    [...gateway.connections].filter((c) => c.phase === 'open' && c.subscribed && c.environmentId === environmentId).length;
+  const routes = [
+    ...createSdkRoutes(stores),
+    ...createAdminRoutes({ stores, actions, streams }),
+    ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),
+  ];
+  const adminOnly = (path: string, headers: IncomingHttpHeaders) => {
+    if (path.startsWith(ADMIN_PREFIX)) requireAdminToken(headers, adminToken);
+  };
 
-  const http = createHttpServer(createRequestListener(routes, options.onInternalError ?? (() => undefined)));
+  const http = createHttpServer(createRequestListener(routes, options.onInternalError ?? (() => undefined), adminOnly));
   http.server.on('upgrade', gateway.handleUpgrade);
 
   let port: number;

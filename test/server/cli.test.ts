@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,28 @@ describe('runCli', () => {
     const response = await fetch(curl![2]!, { headers: { authorization: `Bearer ${curl![1]}` } });
     expect(response.status).toBe(200);
     expect(Object.keys((await response.json()).flags)).toEqual(['visible']);
+  });
+
+  it('prints the console first, with the admin token in the fragment, and serves it from the given folder', async () => {
+    const consoleDir = join(dir, 'console');
+    await mkdir(consoleDir, { recursive: true });
+    await writeFile(join(consoleDir, 'console.js'), '// the console');
+    const { out, io } = collector();
+    const outcome = await runCli(['--port', '0'], io, { dir: consoleDir, built: true });
+    if (outcome.kind !== 'running') throw new Error(`CLI exited: ${JSON.stringify(outcome)}`);
+    running.push(outcome.server);
+    const [title, first] = out.join('\n').split('\n');
+    expect(title).toBe('flagplane reference server');
+    expect(first).toBe(`  console      ${outcome.server.baseUrl}/#token=dev-admin-token`);
+    expect(await (await fetch(`${outcome.server.baseUrl}/console/console.js`)).text()).toBe('// the console');
+  });
+
+  it('says how to build a console that is not built', async () => {
+    const { out, io } = collector();
+    const outcome = await runCli(['--port', '0'], io, { dir: '/nowhere/console/', built: false });
+    if (outcome.kind !== 'running') throw new Error(`CLI exited: ${JSON.stringify(outcome)}`);
+    running.push(outcome.server);
+    expect(out.join('\n').split('\n')[1]).toBe('  console      not built (no console.js in /nowhere/console/): run npm run build');
   });
 
   it('exits 1 when the port is taken', async () => {

@@ -67,7 +67,8 @@ describe('404, 405, 426 and malformed requests', () => {
     'answers 404 not_found for %s',
     async (path) => {
       const server = await servers.start();
-      const response = await call(server, path);
+      // The admin token opens /admin/ paths; without it they are all a 401 (below).
+      const response = await call(server, path, path.startsWith('/admin/') ? { key: server.adminToken } : {});
       expect(response.status).toBe(404);
       expect((await errorOf(response)).code).toBe('not_found');
     },
@@ -82,10 +83,23 @@ describe('404, 405, 426 and malformed requests', () => {
     ['GET', '/admin/v1/environments/production/snapshot', 'PUT'],
   ])('answers 405 with Allow for %s %s', async (method, path, allow) => {
     const server = await servers.start();
-    const response = await call(server, path, { method });
+    const response = await call(server, path, { method, ...(path.startsWith('/admin/') && { key: server.adminToken }) });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe(allow);
     if (method !== 'HEAD') expect((await errorOf(response)).code).toBe('method_not_allowed');
+  });
+
+  it.each([
+    ['GET', '/admin/v1/nope'],
+    ['POST', '/admin/v1/analytics'],
+    ['OPTIONS', '/admin/v1/environments/production/snapshot'],
+    ['PATCH', '/admin/v1/environments/nowhere/flags/x'],
+  ])('answers %s %s without the admin token with 401, before looking for a route', async (method, path) => {
+    const server = await servers.start();
+    const response = await call(server, path, { method, key: null });
+    expect(response.status).toBe(401);
+    expect((await errorOf(response)).code).toBe('unauthorized');
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('answers 426 to a plain GET of the stream route', async () => {

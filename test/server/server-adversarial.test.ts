@@ -183,7 +183,7 @@ describe('request targets and methods', () => {
 
   it('answers an OPTIONS preflight on an admin parameter route with 405 and no CORS headers', async () => {
     const server = await servers.start();
-    const response = await call(server, '/admin/v1/environments/production/snapshot', { method: 'OPTIONS', key: null });
+    const response = await call(server, '/admin/v1/environments/production/snapshot', { method: 'OPTIONS', key: server.adminToken });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('PUT');
     expect(response.headers.get('access-control-allow-origin')).toBeNull();

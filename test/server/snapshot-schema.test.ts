@@ -2,11 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FlagSnapshot } from '../../src/snapshot-types';
-import { validate } from './json-schema-subset';
+import { validateSchema } from '../../reference-server/json-schema';
 
 const root = resolve(import.meta.dirname, '../..');
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 const schema = readJson(join(root, 'docs/schema/flag-snapshot.schema.json')) as Record<string, unknown>;
+const validate = (root: Record<string, unknown>, value: unknown) => validateSchema(root, root, value);
 const examplesDir = join(root, 'docs/schema/examples');
 const examples = readdirSync(examplesDir)
   .filter((name) => name.endsWith('.json'))
