@@ -1,5 +1,9 @@
 import { defineConfig } from 'tsup';
 
+// `npm start` builds without type declarations (scripts/start.mjs): they take most of the
+// build's time and the reference server does not need them. `npm run build` makes them all.
+const declarations = process.env.FLAGPLANE_BUILD !== 'js';
+
 // One entry per public subpath (STYLE.md): an app pays only for what it imports. The core's
 // entries and the adapters built on it share chunks, so `instanceof FlagplaneError` (and
 // `StreamError`) holds across subpaths — `adapters/ws` included, with `ws` left external.
@@ -16,7 +20,7 @@ export default defineConfig([
       'adapters/ws': 'adapters/ws.ts',
     },
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: declarations,
     target: 'es2020',
     platform: 'neutral',
     sourcemap: true,
@@ -31,7 +35,7 @@ export default defineConfig([
       'reference-server/cli': 'reference-server/cli.ts',
     },
     format: ['esm', 'cjs'],
-    dts: {
+    dts: declarations && {
       entry: {
         'adapters/file': 'adapters/file.ts',
         'reference-server/index': 'reference-server/index.ts',
@@ -39,13 +43,15 @@ export default defineConfig([
     },
     target: 'node20',
     platform: 'node',
+    // cli.ts finds the console beside itself through import.meta.url, in the CommonJS build too.
+    shims: true,
     sourcemap: true,
     external: ['ws'],
   },
   {
     entry: { 'react/index': 'react/index.ts' },
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: declarations,
     target: 'es2020',
     platform: 'neutral',
     sourcemap: true,
@@ -61,5 +67,18 @@ export default defineConfig([
         },
       },
     ],
+  },
+  {
+    // The reference server's console (GET /, docs/console.md): one browser script with React
+    // and the SDK inside, served from dist/console/ by the CLI.
+    entry: { 'console/console': 'reference-server/console/main.tsx' },
+    format: ['esm'],
+    platform: 'browser',
+    target: 'es2020',
+    dts: false,
+    minify: true,
+    splitting: false,
+    noExternal: [/.*/],
+    define: { 'process.env.NODE_ENV': '"production"' },
   },
 ]);

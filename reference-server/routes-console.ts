@@ -10,6 +10,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width">
 <title>flagplane console</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
 <div id="root"></div>
@@ -22,19 +23,18 @@ const HTML = 'text/html; charset=utf-8';
 const SCRIPT = 'text/javascript; charset=utf-8';
 
 /**
- * `GET /`, the console page, and `GET /console/console.js`, its script, read once from
- * `consoleDir` (dist/console/ for the CLI; `npm run build` writes it). A missing script is a
- * 404 that says how to build it; the page and the API work without it.
+ * `GET /`, the console page, and `GET /console/console.js`, its script, read from
+ * `consoleDir` at each request, so a rebuild needs no restart (dist/console/ for the CLI;
+ * `npm run build` writes it). A missing script is a 404 that says how to build it; the page
+ * and the API work without it.
  */
 export function createConsoleRoutes(consoleDir: string): Route[] {
-  let script: string | undefined;
   const readScript = () => {
     try {
-      script ??= readFileSync(join(consoleDir, 'console.js'), 'utf8');
+      return readFileSync(join(consoleDir, 'console.js'), 'utf8');
     } catch {
       throw new HttpError(404, 'not_found', `the console is not built (no console.js in ${consoleDir}): run npm run build`);
     }
-    return script;
   };
   return [
     { pattern: '/', methods: { GET: () => ({ status: 200, headers: { 'Cache-Control': 'no-cache' }, file: { contentType: HTML, content: PAGE } }) } },

@@ -1,0 +1,81 @@
+/** The console: a token, then the environment's flags and keys beside its live state and the demo. */
+import { useCallback, useMemo, useState } from 'react';
+import { createAdminApi, type AdminError } from './api';
+import { DemoPane } from './demo-pane';
+import { EnvironmentsPane } from './environments-pane';
+import { EventsPane } from './events-pane';
+import { FlagsPane } from './flags-pane';
+import { KeysPane } from './keys-pane';
+import { demoKeyFor } from './demo-client';
+import { initialToken, saveToken } from './token';
+import { TokenPrompt } from './token-prompt';
+import { ErrorNote } from './ui';
+import { POLL_MS, useAdminState } from './use-admin-state';
+
+export function App() {
+  const [token, setToken] = useState(initialToken);
+  const [refused, setRefused] = useState<AdminError | null>(null);
+  const api = useMemo(() => (token && !refused ? createAdminApi(token) : null), [token, refused]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [demoPicked, setDemoPicked] = useState<string | null>(null);
+  const onRefused = useCallback((error: AdminError) => {
+    // A reload must not try the refused token again.
+    saveToken(null);
+    setRefused(error);
+  }, []);
+  const { state, refresh } = useAdminState(api, selected, onRefused);
+
+  const environments = state.environments ?? [];
+  const environment = environments.find((candidate) => candidate.id === selected) ?? environments[0] ?? null;
+  const changeToken = useCallback((next: string | null) => {
+    saveToken(next);
+    setToken(next);
+    setRefused(null);
+  }, []);
+
+  return (
+    <div className="console">
+      <header className="top">
+        <h1>flagplane console</h1>
+        <span className="muted">{location.host} · for local development</span>
+        <span className="spacer" />
+        {api ? (
+          <>
+            <span className={`live ${state.error ? 'live-failing' : ''}`} data-testid="poll-state" title={`the panes ask the server every ${POLL_MS} ms`}>
+              {state.error ? 'not updating' : 'live'}
+            </span>
+            <button type="button" data-testid="forget-token" onClick={() => changeToken(null)}>
+              Forget token
+            </button>
+          </>
+        ) : null}
+      </header>
+      <ErrorNote error={state.error} testId="poll-error" />
+      <main className="columns">
+        <div className="column wide">
+          {!api ? <TokenPrompt refused={refused} onToken={changeToken} /> : null}
+          {api && state.environments === null && !state.error ? <p className="muted">Loading…</p> : null}
+          {api && environment ? (
+            <>
+              <FlagsPane key={environment.id} api={api} environment={environment} onChanged={refresh} />
+              <KeysPane
+                api={api}
+                environmentId={environment.id}
+                keys={state.keys ?? []}
+                demoKey={demoKeyFor(state.keys, environment.id, demoPicked)}
+                onChanged={refresh}
+              />
+            </>
+          ) : null}
+        </div>
+        <div className="column">
+          {api && environment ? <EnvironmentsPane environments={environments} selected={environment.id} onSelect={setSelected} /> : null}
+          <DemoPane environmentId={environment?.id ?? null} keys={api ? state.keys : null} picked={demoPicked} onPick={setDemoPicked} />
+          {api && environment ? (
+            <EventsPane environmentId={environment.id} identify={state.identify} analytics={state.analytics} diagnostics={state.diagnostics} />
+          ) : null}
+        </div>
+      </main>
+    </div>
+  );
+}

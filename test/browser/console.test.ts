@@ -1,0 +1,245 @@
+/**
+ * The reference server's console (GET /, reference-server/console/) in Chromium: it lists and
+ * changes flags through the admin API, shows the server's refusals next to the field, keeps its
+ * live panes current, and its demo pane's real SDK client follows every publish.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, expect, it } from 'vitest';
+import { bundleConsole } from './console-bundle';
+import { currentFlags, DEMO_CLIENT_KEY, DEMO_STAGING_CLIENT_KEY, describeBrowser, eventually, expectNoPageProblems, sleep, type BrowserWorld } from './harness';
+
+const bundle = await bundleConsole();
+afterAll(() => bundle.remove());
+
+/** Where docs/console.png comes from: `FLAGPLANE_CONSOLE_SCREENSHOT=1 npx vitest run test/browser/console.test.ts`. */
+const SCREENSHOT = process.env.FLAGPLANE_CONSOLE_SCREENSHOT ? new URL('../../docs/console.png', import.meta.url).pathname : null;
+
+const version = (world: BrowserWorld, environmentId = 'production') => world.server.stores.environments.get(environmentId)!.kv.current;
+
+async function openConsole(world: BrowserWorld, withToken = true): Promise<Page> {
+  const context = await world.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${world.server.baseUrl}/${withToken ? `#token=${encodeURIComponent(world.server.adminToken)}` : ''}`);
+  return page;
+}
+
+const text = (page: Page, testId: string) => page.getByTestId(testId).textContent();
+
+/** Waits until the element's text is `expected` (or matches it). */
+async function waitForText(page: Page, testId: string, expected: string | RegExp): Promise<void> {
+  await page.waitForFunction(
+    ([id, source, flags]) => {
+      const content = document.querySelector(`[data-testid="${id}"]`)?.textContent ?? null;
+      return content !== null && (flags === null ? content === source : new RegExp(source, flags).test(content));
+    },
+    typeof expected === 'string' ? ([testId, expected, null] as const) : ([testId, expected.source, expected.flags] as const),
+  );
+}
+
+/** The render counter of every `useFlag` box of the demo pane. */
+const renders = (page: Page) =>
+  page.evaluate(() =>
+    Object.fromEntries(
+      Array.from(document.querySelectorAll('[data-testid^="react-renders-"]')).map((element) => [
+        element.getAttribute('data-testid')!.slice('react-renders-'.length),
+        Number(element.textContent),
+      ]),
+    ),
+  );
+
+/** Waits until the demo client streams and shows `flag`. */
+async function demoReady(page: Page, flag: string): Promise<void> {
+  await waitForText(page, 'demo-connection', 'streaming');
+  await page.getByTestId(`react-value-${flag}`).waitFor();
+}
+
+/** Chromium logs each 4xx answer to a fetch as a console error; those the test caused are expected. */
+function expectOnlyRefusals(world: BrowserWorld, status: number, count: number): void {
+  const problems = world.problems();
+  const refusals = problems.filter((problem) => problem.kind === 'console' && problem.text.includes(`status of ${status}`));
+  expect(refusals.length, JSON.stringify(problems)).toBe(count);
+  expect(problems.length, JSON.stringify(problems)).toBe(count);
+}
+
+describeBrowser(
+  'the reference server console in Chromium',
+  (suite) => {
+    it('lists the flags; a toggle publishes one version and the demo client and its React reader follow without a reload', async () => {
+      const { world } = suite;
+      const page = await openConsole(world);
+      for (const key of Object.keys(currentFlags(world))) await page.getByTestId(`flag-${key}`).waitFor();
+      expect(page.url(), 'the token leaves the address bar').toBe(`${world.server.baseUrl}/`);
+      expect(await text(page, 'flag-type-search-page-size')).toBe('number');
+      expect(await text(page, 'flag-visibility-payments-provider')).toBe('server only');
+      expect(await text(page, 'rules-new-checkout')).toContain('email endsWith "@example.com"');
+
+      await demoReady(page, 'legacy-csv-export');
+      expect(await text(page, 'demo-value-legacy-csv-export')).toBe('false');
+      expect(await text(page, 'demo-reason-legacy-csv-export')).toBe('DISABLED');
+      expect(await text(page, 'react-value-legacy-csv-export')).toBe('false');
+      // The client key sees client-side flags only.
+      expect(await page.getByTestId('demo-value-payments-provider').count()).toBe(0);
+      await sleep(300);
+      const before = await renders(page);
+      const versionBefore = version(world);
+
+      await page.getByTestId('toggle-legacy-csv-export').click();
+      await waitForText(page, 'react-value-legacy-csv-export', 'true');
+      await waitForText(page, 'demo-value-legacy-csv-export', 'true');
+      expect(await text(page, 'demo-reason-legacy-csv-export')).toBe('DEFAULT');
+      await waitForText(page, 'flag-state-legacy-csv-export', 'ON');
+      await waitForText(page, 'demo-version', String(versionBefore + 1));
+      await waitForText(page, 'last-change', /legacy-csv-export: turned on → version \d+/);
+
+      expect(version(world)).toBe(versionBefore + 1);
+      expect(currentFlags(world)['legacy-csv-export']!.on).toBe(true);
+      await sleep(300);
+      // The toggled flag's reader rendered once more; no other reader rendered at all.
+      expect(await renders(page)).toEqual({ ...before, 'legacy-csv-export': before['legacy-csv-export']! + 1 });
+      expectNoPageProblems(world);
+    });
+
+    it("shows the server's refusal of an invalid rule or rollout next to the field, and publishes nothing", async () => {
+      const { world } = suite;
+      const page = await openConsole(world);
+      await page.getByTestId('flag-checkout-button-color').waitFor();
+      const versionBefore = version(world);
+      const flagsBefore = currentFlags(world);
+
+      const rules = [{ id: 'bad', conditions: [{ kind: 'attribute', attribute: 'country', op: 'near', values: ['US'] }], serve: { variation: 1 } }];
+      // What the server says to exactly this change (nothing is published by a refusal).
+      const refusal = await fetch(`${world.server.baseUrl}/admin/v1/environments/production/flags/checkout-button-color`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${world.server.adminToken}` },
+        body: JSON.stringify({ rules }),
+      });
+      expect(refusal.status).toBe(400);
+      const { error } = (await refusal.json()) as { error: { code: string; message: string; path: string } };
+      expect(error.path).toBe('rules[0].conditions[0].op');
+
+      await page.getByTestId('edit-rules-checkout-button-color').click();
+      await page.getByTestId('rules-editor-checkout-button-color-input').fill(JSON.stringify(rules, null, 2));
+      await page.getByTestId('rules-editor-checkout-button-color-save').click();
+      const shown = page.getByTestId('rules-editor-checkout-button-color-error');
+      await shown.waitFor();
+      expect(await shown.locator('.error-path').textContent()).toBe(error.path);
+      expect(await shown.textContent()).toContain(error.message.slice(error.path.length).trim());
+      // The draft stays for fixing; nothing was published.
+      expect(await page.getByTestId('rules-editor-checkout-button-color-input').inputValue()).toContain('"near"');
+
+      // A rollout whose weights do not sum to 100%.
+      await page.getByTestId('rollout-weight-new-checkout-0').fill('50');
+      await page.getByTestId('rollout-weight-new-checkout-1').fill('10');
+      expect(await text(page, 'rollout-sum-new-checkout')).toBe('total 60%');
+      await page.getByTestId('rollout-apply-new-checkout').click();
+      const rolloutError = page.getByTestId('rollout-error-new-checkout');
+      await rolloutError.waitFor();
+      expect(await rolloutError.textContent()).toMatch(/fallthrough\.rollout/);
+
+      // Not JSON at all never leaves the page.
+      await page.getByTestId('rules-editor-checkout-button-color-input').fill('[{');
+      await page.getByTestId('rules-editor-checkout-button-color-save').click();
+      await waitForText(page, 'rules-editor-checkout-button-color-error', /not JSON/);
+
+      await sleep(300);
+      expect(version(world)).toBe(versionBefore);
+      expect(currentFlags(world)).toEqual(flagsBefore);
+      expectOnlyRefusals(world, 400, 2);
+
+      // Fixed, the same editors publish one version each.
+      await page.getByTestId('rules-editor-checkout-button-color-input').fill(JSON.stringify([{ ...rules[0], conditions: [{ ...rules[0]!.conditions[0], op: 'in' }] }]));
+      await page.getByTestId('rules-editor-checkout-button-color-save').click();
+      await page.getByTestId('rules-editor-checkout-button-color-input').waitFor({ state: 'detached' });
+      expect(version(world)).toBe(versionBefore + 1);
+      await page.getByTestId('rollout-weight-new-checkout-1').fill('50');
+      await page.getByTestId('rollout-apply-new-checkout').click();
+      await eventually(() => version(world) === versionBefore + 2, 'the rollout to publish');
+      expect(currentFlags(world)['new-checkout']!.fallthrough).toEqual({ rollout: [{ variation: 0, weight: 50_000 }, { variation: 1, weight: 50_000 }] });
+      expectOnlyRefusals(world, 400, 2);
+    });
+
+    it('live panes: stream clients per environment, the identify queue; switching environment closes the demo client', async () => {
+      const { world } = suite;
+      const page = await openConsole(world);
+      await demoReady(page, 'new-checkout');
+      await waitForText(page, 'streams-production', /^[1-9]\d*$/);
+      expect(await text(page, 'demo-key')).toBe(DEMO_CLIENT_KEY);
+
+      await page.getByTestId('demo-user-id').fill('user-e2e-7');
+      await page.getByTestId('demo-attributes').fill('{ "plan": "enterprise", "country": "DE" }');
+      await page.getByTestId('demo-identify').click();
+      await waitForText(page, 'identify-queue', /user-e2e-7/);
+      expect(world.server.stores.identifyQueue.rows.map((row) => row.userId)).toContain('user-e2e-7');
+      // The new context is the client's: the enterprise rule serves 50.
+      await waitForText(page, 'demo-value-search-page-size', '50');
+      await waitForText(page, 'analytics-events', /search-page-size = 50 \(TARGETING_MATCH\) for user-e2e-7/);
+
+      // A version published elsewhere shows up too.
+      await world.publish('production', { schemaVersion: 1, flags: currentFlags(world) });
+      await waitForText(page, 'version-production', String(version(world)));
+
+      await page.getByTestId('env-staging').click();
+      await waitForText(page, 'demo-key', DEMO_STAGING_CLIENT_KEY);
+      await waitForText(page, 'flags-pane', /Flags · staging/);
+      await waitForText(page, 'demo-connection', 'streaming');
+      await waitForText(page, 'streams-staging', '1');
+      await waitForText(page, 'streams-production', '0');
+      expectNoPageProblems(world);
+    });
+
+    it('without a token: a prompt saying where the token is, and no admin request until one is given', async () => {
+      const { world } = suite;
+      const admin: string[] = [];
+      const page = await openConsole(world, false);
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/admin/')) admin.push(request.url());
+      });
+      await page.getByTestId('token-prompt').waitFor();
+      expect(await text(page, 'token-prompt')).toContain('npm start');
+      expect(await text(page, 'demo-pane')).toContain('admin token');
+      await sleep(1500);
+      expect(admin).toEqual([]);
+
+      await page.getByTestId('token-input').fill(world.server.adminToken);
+      await page.getByTestId('token-submit').click();
+      await page.getByTestId('flag-new-checkout').waitFor();
+      // The tab keeps it.
+      await page.reload();
+      await page.getByTestId('flag-new-checkout').waitFor();
+      expect(admin.length).toBeGreaterThan(0);
+      expectNoPageProblems(world);
+    });
+
+    it('a refused token: the prompt again, with the server\'s message, and no more requests', async () => {
+      const { world } = suite;
+      const admin: string[] = [];
+      const context = await world.newContext();
+      const page = await context.newPage();
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/admin/')) admin.push(request.url());
+      });
+      await page.goto(`${world.server.baseUrl}/#token=not-the-token`);
+      await page.getByTestId('token-prompt').waitFor();
+      await waitForText(page, 'token-refused', /401 unauthorized/);
+      await sleep(1500);
+      // The poll asks for the environments first: one request, refused, and polling stops.
+      expect(admin.map((url) => new URL(url).pathname)).toEqual(['/admin/v1/environments']);
+      expectOnlyRefusals(world, 401, 1);
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    });
+
+    it.runIf(SCREENSHOT)('takes docs/console.png', async () => {
+      const { world } = suite;
+      const page = await openConsole(world);
+      await demoReady(page, 'legacy-csv-export');
+      await page.getByTestId('demo-identify').click();
+      await page.getByTestId('toggle-legacy-csv-export').click();
+      await waitForText(page, 'react-value-legacy-csv-export', 'true');
+      await waitForText(page, 'identify-queue', /demo-user/);
+      await sleep(1200);
+      await page.screenshot({ path: SCREENSHOT! });
+      expectNoPageProblems(world);
+    });
+  },
+  { world: { server: { consoleDir: bundle.dir } } },
+);
