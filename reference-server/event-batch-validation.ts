@@ -132,7 +132,7 @@ function checkEvent(event: unknown, at: string): { path: string; message: string
 }
 
 /**
- * Validates a parsed events body (seed §2.3, protocol.md §4 and §9). On failure, `path`
+ * Validates a parsed events body (protocol.md §4 and §9). On failure, `path`
  * names the first offending member, e.g. `events[3].key`. Unknown extra members are kept.
  */
 export function validateEventBatch(body: unknown): BatchCheck {

@@ -8,7 +8,7 @@ export interface RoutedEvents {
 }
 
 /**
- * Seed §1 and protocol.md §4: `identify` → the identify queue; `evaluation` in a
+ * protocol.md §4: `identify` → the identify queue; `evaluation` in a
  * production environment → analytics; everything else, staging evaluations included → diagnostics.
  */
 export function routeEvents(

@@ -1,6 +1,6 @@
 import type { FlagSnapshot, JsonValue } from '../src/snapshot-types';
 
-/** `production` evaluations go to analytics; `staging` ones never do (seed §1). */
+/** `production` evaluations go to analytics; `staging` ones never do (protocol.md §4). */
 export type EnvironmentKind = 'production' | 'staging';
 
 /** `client` keys see only `clientSide: true` flags (protocol.md §1). */
@@ -45,7 +45,7 @@ export interface KeyStore {
   list(environmentId?: string): KeyRecord[];
 }
 
-/** The per-user trait overlay of each environment (seed §2.4). */
+/** The per-user trait overlay of each environment (protocol.md §4, GET /sdk/v1/identity). */
 export interface TraitStore {
   get(environmentId: string, userId: string): Traits | undefined;
   set(environmentId: string, userId: string, traits: Traits): void;

@@ -1,6 +1,6 @@
 import type { ChangeEvent, FlagsClient } from './client-types';
 import { initialState, type MachineState, type ReadyResult } from './client-state';
-import { ConfigError, FlagplaneError } from './errors';
+import { ConfigError, FlagplaneError, messageOf } from './errors';
 import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
 import { createEventSender } from './event-sender';
 import { generateId, loadAnonymousId } from './anonymous-id';
@@ -86,7 +86,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   };
   /** An app callback (a listener, a custom source or transport) threw. */
   const threw = (what: string, cause: unknown) =>
-    reportError(new FlagplaneError('listener', `${what} threw: ${(cause as Error)?.message ?? cause}`, cause));
+    reportError(new FlagplaneError('listener', `${what} threw: ${messageOf(cause)}`, cause));
   const listeners = createSubscribable<ChangeEvent>((cause) => threw('a subscribe listener', cause));
 
   /** Arms the timer (replacing it), or only clears it when `delay` is `null`. */
@@ -225,7 +225,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     http,
     () => context.userId,
     (traits) => {
-      // Session traits win over the overlay on conflict (seed §2.4).
+      // Session traits win over the overlay on conflict (protocol.md §8.3).
       context = { ...context, attributes: { ...traits, ...sessionTraits } };
       reevaluate();
     },

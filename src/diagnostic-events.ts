@@ -1,6 +1,6 @@
 import type { JsonValue } from './snapshot-types';
 
-/** The diagnostic events of seed §2.3, as sent in a batch to POST /sdk/v1/events. */
+/** The diagnostic events of protocol.md §4, as sent in a batch to POST /sdk/v1/events. */
 export type DiagnosticEvent =
   | { type: 'evaluation'; key: string; reason: string; value: JsonValue; userId?: string }
   | { type: 'unregistered_flag'; key: string }

@@ -1,6 +1,9 @@
 /** Stable error codes; `error.code` is one of these. */
 export type FlagplaneErrorCode = 'config' | 'http' | 'network' | 'timeout' | 'schema' | 'storage' | 'stream' | 'listener' | 'events';
 
+/** What a thrown value says: its `message`, else the value itself. */
+export const messageOf = (cause: unknown) => (cause as Error)?.message ?? cause;
+
 /** Base class of every error the SDK reports through `onError`. */
 export class FlagplaneError extends Error {
   override name = 'FlagplaneError';
@@ -43,7 +46,7 @@ export class NetworkError extends FlagplaneError {
     readonly route: string,
     cause: unknown,
   ) {
-    super('network', `${route} failed: ${(cause as Error)?.message ?? cause}`, cause);
+    super('network', `${route} failed: ${messageOf(cause)}`, cause);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { JsonValue } from './snapshot-types';
 
-/** Who a flag is evaluated for (seed §2.2). Every member is optional. */
+/** Who a flag is evaluated for (protocol.md §2). Every member is optional. */
 export interface EvaluationContext {
   userId?: string;
   attributes?: Record<string, JsonValue | undefined>;

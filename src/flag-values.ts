@@ -57,7 +57,7 @@ export function evaluateAll(
 }
 
 // One tag per JSON kind: "[object Null]", "[object Array]", "[object Object]", "[object String]"…
-const kindOf = (value: JsonValue | undefined): string => Object.prototype.toString.call(value);
+const kindOf = (value: JsonValue | undefined): string => ({}).toString.call(value);
 
 /**
  * The read path: the evaluated flag, else the fallback with an `ERROR` reason. When a

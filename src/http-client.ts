@@ -2,6 +2,7 @@ import { HttpError, NetworkError, TimeoutError } from './errors';
 import type { HttpRequest, HttpResult, HttpTransport } from './http-types';
 import type { Scheduler } from './scheduler';
 import { parseJson } from './snapshot-parse';
+import { isString } from './evaluation/guards';
 
 export type SendOutcome =
   | Extract<HttpResult, { kind: 'response' }>
@@ -90,5 +91,5 @@ export function createHttpClient(options: {
 /** The error of an unexpected answer, with the `{ error: { code, message } }` body of protocol.md §5 if there is one. */
 export function httpErrorOf({ status, body }: { status: number; body: string }, route: string): HttpError {
   const { code, message } = (parseJson(body) as { error?: { code?: unknown; message?: unknown } } | null)?.error ?? {};
-  return new HttpError(status, route, typeof code === 'string' ? code : undefined, typeof message === 'string' ? message : undefined);
+  return new HttpError(status, route, isString(code) ? code : undefined, isString(message) ? message : undefined);
 }

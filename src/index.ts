@@ -13,6 +13,8 @@ export {
 } from './errors';
 export { StreamError } from './stream/stream-error';
 export { SUPPORTED_SCHEMA_VERSION } from './snapshot-types';
+// Pure and tree-shaken: an app that does not import it pays nothing beyond what the client uses.
+export { evaluateFlag } from './evaluation/index';
 
 export type { FlagsClient, ChangeEvent } from './client-types';
 export type { ClientOptions, FlagDefaults } from './options';
@@ -28,6 +30,7 @@ export type {
   EvaluationDetails,
   EvaluationReason,
   EvaluationErrorCode,
+  FlagEvaluation,
 } from './evaluation-types';
 export type {
   FlagSnapshot,

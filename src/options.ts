@@ -1,6 +1,7 @@
 import type { EvaluationContext } from './evaluation-types';
 import { ConfigError, type FlagplaneError } from './errors';
 import { fetchTransport } from './fetch-transport';
+import { isString } from './evaluation/guards';
 import type { HttpTransport } from './http-types';
 import { defaultScheduler, type Scheduler } from './scheduler';
 import type { StreamTransport } from './stream/stream-transport';
@@ -11,7 +12,7 @@ import type { StorageAdapter } from './storage-types';
 /** Per-key fallback values; `get('x')` returns the type of `defaults.x`. */
 export type FlagDefaults = Record<string, JsonValue>;
 
-/** Options of {@link createClient}. Names and defaults follow seed §2.5 and §8. */
+/** Options of {@link createClient}. Defaults: protocol.md §8.4; every option: docs/client.md. */
 export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   /** Environment-scoped SDK key, `svc_sdk_server_…` or `svc_sdk_client_…`. */
   sdkKey: string;
@@ -87,13 +88,13 @@ const NUMBER_DEFAULTS = {
 /** Defaults of every option that has a fixed one. */
 const DEFAULTS = { ...NUMBER_DEFAULTS, scheduler: defaultScheduler, transport: fetchTransport };
 
-/** The string options and what they must match (`streamUrl` is optional). */
+/** The string options: what each must match, and that rule in words for the ConfigError (`streamUrl` is optional). */
 const PATTERNS = {
-  sdkKey: /^svc_sdk_(server|client)_[\w-]{8,128}$/,
+  sdkKey: [/^svc_sdk_(server|client)_[\w-]{8,128}$/, 'be svc_sdk_client_ or svc_sdk_server_ then 8 to 128 letters, digits, _ or -'],
   // An origin, maybe with a path: credentials, a query or a fragment would misroute every request.
-  baseUrl: /^https?:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/i,
-  streamUrl: /^(ws|http)s?:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/i,
-};
+  baseUrl: [/^https?:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/i, 'be http(s)://host[/path]'],
+  streamUrl: [/^(ws|http)s?:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/i, 'be ws(s):// or http(s)://host[/path]'],
+} as const;
 
 /**
  * Options createClient calls into at once, and the methods each must have: a wrong shape is a
@@ -129,10 +130,13 @@ export interface ResolvedOptions extends Record<keyof typeof NUMBER_DEFAULTS, nu
 export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOptions {
   // Spreading tolerates `null` and non-objects: they fail the sdkKey check below.
   const resolved: Record<string, unknown> = { ...options };
-  for (const [name, pattern] of Object.entries(PATTERNS)) {
+  for (const [name, [pattern, rule]] of Object.entries(PATTERNS)) {
     const value = resolved[name];
-    if ((name !== 'streamUrl' || value !== undefined) && !(typeof value === 'string' && pattern.test(value) && (name === 'sdkKey' || parses(value)))) {
-      throw new ConfigError(`${name} must match ${pattern}`);
+    if (value == null ? name !== 'streamUrl' : !(isString(value) && pattern.test(value) && (name === 'sdkKey' || parses(value)))) {
+      // What it got: a string quoted and cut to 40 characters, an sdkKey to the 15 of its prefix
+      // (a server key must not reach a log); anything else by its type.
+      const got = isString(value) ? JSON.stringify(value.slice(0, name == 'sdkKey' ? 15 : 40)) : typeof value;
+      throw new ConfigError(value == null ? `${name} is required` : `${name} must ${rule} (got ${got})`);
     }
   }
   for (const [name, methods] of Object.entries(SHAPES)) {
@@ -146,7 +150,7 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
     const value = resolved[name];
     if (value === undefined) resolved[name] = fallback;
     else if (typeof fallback === 'number' && !(Number.isFinite(value) && (value as number) >= 0)) {
-      throw new ConfigError(`${name} must be a finite number >= 0, got ${String(value)}`);
+      throw new ConfigError(`${name} must be a finite number >= 0 (got ${String(value)})`);
     }
   }
   const checked = resolved as unknown as ResolvedOptions;

@@ -1,5 +1,6 @@
 import type { StorageError } from './errors';
 import { checkSnapshot } from './snapshot-parse';
+import { isString } from './evaluation/guards';
 import type { FlagSnapshot } from './snapshot-types';
 import type { StorageAdapter } from './storage-types';
 import { settleStorage } from './sync-or-async';
@@ -39,7 +40,7 @@ export function openSnapshotCache(
     (raw) => {
       const record = JSON.parse(raw ?? 'null') as PersistedSnapshot | null;
       const checked = record?.format === 1 && record.key === keyFingerprint && checkSnapshot(record.snapshot, 'cache');
-      if (checked && checked.kind === 'ok') onHit({ snapshot: checked.snapshot, etag: typeof record!.etag === 'string' ? record!.etag : null });
+      if (checked && checked.kind === 'ok') onHit({ snapshot: checked.snapshot, etag: isString(record!.etag) ? record!.etag : null });
       // A record of ours holding a broken snapshot is reported (as a failed read); one of
       // another schema is quietly not ours to serve.
       else if (checked && (record!.snapshot as { schemaVersion?: unknown } | null)?.schemaVersion === 1) throw checked.error;

@@ -1,4 +1,4 @@
-import { FlagplaneError } from './errors';
+import { FlagplaneError, messageOf } from './errors';
 import type { Scheduler } from './scheduler';
 import type { StreamConnection } from './stream/stream-connection';
 import type { StreamConnectionState } from './stream/stream-machine';
@@ -24,7 +24,7 @@ export function createStreamLink(options: {
   const changed = (connection: StreamConnectionState) => dispatch({ type: 'stream-state', connection });
   /**
    * The connection; `'over'` once the stream stopped for good (a bad or revoked key, a
-   * transport that cannot open): no reconnect then, even after offline (§6.4).
+   * transport that cannot open): no reconnect then, even after offline (protocol.md §6.4).
    */
   let link: StreamConnection | 'over' | undefined;
   /** Counts connects and disconnects: a listener of `connecting` may close the client, and a closed connection's last words are stale. */
@@ -35,7 +35,7 @@ export function createStreamLink(options: {
       call();
       return false;
     } catch (cause) {
-      options.onError(new FlagplaneError('stream', `the stream transport threw: ${(cause as Error)?.message ?? cause}`, cause));
+      options.onError(new FlagplaneError('stream', `the stream transport threw: ${messageOf(cause)}`, cause));
       return true;
     }
   };

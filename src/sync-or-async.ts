@@ -1,4 +1,4 @@
-import { StorageError } from './errors';
+import { messageOf, StorageError } from './errors';
 
 /**
  * Runs a storage call and hands its result to `onValue` (if given) — synchronously when it
@@ -14,7 +14,7 @@ export function settleStorage<T>(
   report: (error: StorageError) => void,
   onValue?: (value: T) => void,
 ): void {
-  const fail = (cause: unknown) => report(new StorageError(`${action} "${key}" failed: ${(cause as Error)?.message ?? cause}`, cause));
+  const fail = (cause: unknown) => report(new StorageError(`${action} "${key}" failed: ${messageOf(cause)}`, cause));
   try {
     const result = call();
     if (typeof (result as PromiseLike<T> | null)?.then === 'function') (result as PromiseLike<T>).then(onValue).then(undefined, fail);

@@ -108,7 +108,7 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
         next.fetch = 'idle';
         status.error = null;
       }
-      // Seed §4.5 and §9: an older body is ignored; the same version keeps the snapshot object.
+      // protocol.md §8.1: an older body is ignored; the same version keeps the snapshot object.
       if (snapshot && snapshot.version >= held) {
         const newer = snapshot.version > held;
         if (newer) {

@@ -105,6 +105,35 @@ describe('package.json exports (README.md "One npm package with subpath entries"
   });
 });
 
+describe('README.md and docs/*.md: every name imported from a flagplane entry is exported by it', () => {
+  // docs/evaluation.md imported `evaluateFlag` from './evaluation', a path the package does not
+  // export; a name a doc imports must be one its entry exports (values and types alike).
+  it('holds for every `import … from \'flagplane…\'` of the docs', async () => {
+    const ts = (await import('typescript')).default;
+    const docs = ['README.md', ...readdirSync(`${root}docs`).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
+    const imports = docs.flatMap((doc) =>
+      [...readFileSync(`${root}${doc}`, 'utf8').matchAll(/^import (?:type )?\{([^}]*)\} from '(flagplane[^']*)';/gm)].map(
+        ([, names, specifier]) => ({ doc, specifier: specifier!, names: names!.split(',').map((name) => name.trim().replace(/^type /, '').split(' ')[0]!).filter(Boolean) }),
+      ),
+    );
+    expect(imports.map(({ specifier }) => specifier)).toContain('flagplane');
+    const sources = new Map(
+      imports.map(({ specifier }) => {
+        const target = pkg.exports[specifier === 'flagplane' ? '.' : `.${specifier.slice('flagplane'.length)}`] as Record<'import', { default: string }>;
+        return [specifier, `${root}${entryOf(target.import.default.replace(/^\.\/dist\//, '').replace(/\.js$/, ''))!.source}`];
+      }),
+    );
+    const program = ts.createProgram([...sources.values()], { strict: true, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, jsx: ts.JsxEmit.ReactJSX, noEmit: true });
+    const checker = program.getTypeChecker();
+    const exported = new Map(
+      [...sources].map(([specifier, source]) => [specifier, new Set(checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(source)!)!).map((symbol) => symbol.name))]),
+    );
+    for (const { doc, specifier, names } of imports) {
+      for (const name of names) expect(exported.get(specifier)!.has(name), `${doc}: ${name} from '${specifier}'`).toBe(true);
+    }
+  });
+});
+
 describe('docs/react.md: "Every file starts with \'use client\'"', () => {
   it('holds for every file of react/', () => {
     const files = readdirSync(`${root}react`);
@@ -217,8 +246,8 @@ describe('docs/client.md Behaviour and protocol.md §8: backoff', () => {
   });
 
   // client.md: "retried after `1000 × 2^(n-1)` ms, capped at the smaller of `pollInterval` and
-  // 60 s"; protocol.md: "`min(pollInterval, 60 s, 1000 × 2^(attempt-1)) + jitter`" (seed:
-  // "doubling up to 60s"). The docs said pollInterval alone until this test caught it.
+  // 60 s"; protocol.md: "`min(pollInterval, 60 s, 1000 × 2^(attempt-1)) + jitter`". The docs
+  // said pollInterval alone until this test caught it.
   it('with pollInterval 600000, the 7th retry waits 60 s: capped at 60 s as well as at pollInterval', async () => {
     const delays = await retryDelays(600_000, 7);
     expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 60000]);

@@ -1,3 +1,4 @@
+import { isString } from '../evaluation/guards';
 import { checkSnapshot } from '../snapshot-parse';
 import type { FlagSnapshot } from '../snapshot-types';
 
@@ -39,7 +40,7 @@ export function createTabSync(channelName: string, onSnapshot: (message: TabSync
     // Object() turns null, undefined and primitives into something safe to destructure.
     const { snapshot, etag } = Object(event.data) as Record<string, unknown>;
     const checked = checkSnapshot(snapshot, 'tab');
-    if (checked.kind === 'ok' && (etag === null || typeof etag === 'string')) onSnapshot({ snapshot: checked.snapshot, etag });
+    if (checked.kind === 'ok' && (etag === null || isString(etag))) onSnapshot({ snapshot: checked.snapshot, etag });
   };
   return {
     publish(message) {

@@ -1,6 +1,7 @@
 import { nextDelay, RETRY_POLICY } from '../backoff';
 import { isRecord } from '../evaluation/guards';
 import { parseJson } from '../snapshot-parse';
+import { messageOf } from '../errors';
 import { StreamError } from './stream-error';
 
 /**
@@ -111,7 +112,7 @@ function onFrame(state: StreamState, data: string, random: number, lastKnownVers
     };
   }
   // Unknown types, and known ones without the number the client needs, are otherwise
-  // ignored: servers may add messages and members (§6.2).
+  // ignored: servers may add messages and members (protocol.md §6.2).
   if ((type === 'snapshot.updated' || type === 'snapshot.resync') && Number.isSafeInteger(version) && (version as number) >= 0) {
     // 'snapshot.updated'.slice(9) is 'updated', 'snapshot.resync'.slice(9) is 'resync'.
     return { ...alive(state), notify: { kind: type.slice(9) as StreamNotifyKind, version: version as number } };
@@ -146,7 +147,7 @@ export function streamTransition(state: StreamState, event: StreamEvent, random:
     case 'error':
       return reconnect(state, random, new StreamError(null, 'transport error', event.cause));
     case 'open-failed':
-      return stop(state, new StreamError(null, 'cannot open', event.cause));
+      return stop(state, new StreamError(null, `cannot open: ${messageOf(event.cause)}`, event.cause));
     case 'timer':
       return state.connection === 'reconnecting' ? connect(state) : reconnect(state, random, new StreamError(null, `silent for ${2 * state.heartbeatMs} ms`));
     case 'stop':

@@ -11,7 +11,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('the fetch procedure (seed 4)', () => {
+describe('the fetch procedure (protocol.md §8)', () => {
   it('GETs the snapshot with the bearer key, then polls with If-None-Match and keeps the snapshot on 304', async () => {
     const server = snapshotServer(snapshotOf(1, { banner: 'hello' }));
     const { client, requests } = harness(server.handler, { pollInterval: 1000 });

@@ -154,10 +154,43 @@ describe('option validation: createClient throws a ConfigError, and only that', 
     const create = () => createClient({ ...quiet, sdkKey, transport: () => new Promise(() => undefined) } as never);
     if (!accepted) {
       expect(create).toThrow(ConfigError);
-      expect(create).toThrow(/^sdkKey must match/);
+      expect(create).toThrow(/^sdkKey must be svc_sdk_client_ or svc_sdk_server_ then 8 to 128 letters, digits, _ or - \(got /);
       return;
     }
     await create().close();
+  });
+
+  // docs/client.md, Errors: a ConfigError says what the option must be, in words, and what it got.
+  const messageOf = (options: object) => {
+    try {
+      createClient({ ...quiet, ...options, transport: () => new Promise(() => undefined) } as never);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('createClient did not throw');
+  };
+
+  it.each([
+    ['a missing baseUrl', { baseUrl: undefined }, 'baseUrl is required'],
+    ['a null sdkKey', { sdkKey: null }, 'sdkKey is required'],
+    ['a baseUrl without a scheme', { baseUrl: 'localhost:8787' }, 'baseUrl must be http(s)://host[/path] (got "localhost:8787")'],
+    ['a baseUrl with a query', { baseUrl: 'https://flags.test/?env=1' }, 'baseUrl must be http(s)://host[/path] (got "https://flags.test/?env=1")'],
+    ['a baseUrl that is a number', { baseUrl: 8787 }, 'baseUrl must be http(s)://host[/path] (got number)'],
+    ['an ftp streamUrl', { streamUrl: 'ftp://x.test' }, 'streamUrl must be ws(s):// or http(s)://host[/path] (got "ftp://x.test")'],
+    ['a short sdkKey', { sdkKey: 'abc' }, 'sdkKey must be svc_sdk_client_ or svc_sdk_server_ then 8 to 128 letters, digits, _ or - (got "abc")'],
+  ])('%s: the message says what is expected and what was received', (_label, options, message) => {
+    expect(messageOf(options)).toBe(message);
+  });
+
+  it('a long value is cut to 40 characters; an sdkKey shows its first 15 only, so a server key never reaches a log', () => {
+    expect(messageOf({ baseUrl: `flags.test/${'p'.repeat(100)}` })).toBe(`baseUrl must be http(s)://host[/path] (got "flags.test/${'p'.repeat(29)}")`);
+    const secret = 'svc_sdk_server_THE_SECRET_PART_0001';
+    const message = messageOf({ sdkKey: `${secret}\n` });
+    expect(message).toMatch(/\(got "svc_sdk_server_"\)$/);
+    expect(message).not.toContain('SECRET');
+    // Control characters are escaped, as JSON strings: a trailing newline shows.
+    expect(messageOf({ baseUrl: 'https://flags.test\n' })).toBe('baseUrl must be http(s)://host[/path] (got "https://flags.test\\n")');
   });
 
   it('options that are not an object (null, a string, a number) are a ConfigError about the sdkKey', () => {

@@ -67,7 +67,7 @@ describe('transition: the fetch machine as a table', () => {
     expect(next.effects).toEqual([{ type: 'timer', timer: 'poll-due', delay: 30_000 }]);
   });
 
-  it('a lower version is ignored (seed 4.5): snapshot, etag and status are kept', () => {
+  it('a lower version is ignored (protocol.md §8): snapshot, etag and status are kept', () => {
     const before = run([start, net(v7)]).state;
     const next = transition(before, net(v3), config);
     expect(next.state.snapshot).toBe(v7);
@@ -76,7 +76,7 @@ describe('transition: the fetch machine as a table', () => {
     expect(next.effects).toEqual([{ type: 'timer', timer: 'poll-due', delay: 30_000 }]);
   });
 
-  it('a gap in versions is taken as is (seed 4.6)', () => {
+  it('a gap in versions is taken as is (protocol.md §8)', () => {
     const { state } = run([start, net(v3), net(v7)]);
     expect(state.snapshot).toBe(v7);
     expect(state.status.version).toBe(7);

@@ -10,8 +10,7 @@ import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
 import { harness } from '../helpers/client-harness';
 import { bad, flagWith, makeFlag } from './flags';
 
-// Adversarial review of the local evaluator against the seed
-// (/work/shared/seed/000_48285cae62e0a9ab.txt), docs/evaluation.md and docs/protocol.md §2.
+// Adversarial review of the local evaluator against docs/evaluation.md and docs/protocol.md §2.
 // Tests marked `it.fails` demonstrate a bug: each quotes the sentence it contradicts.
 
 const served = (flag: unknown, context: unknown, key: string | undefined = 'u') =>
@@ -101,7 +100,7 @@ describe('operator names are matched exactly', () => {
 describe('attributes that are not a JSON object', () => {
   // Was a bug (minor): conditions.ts accepts any non-null object as `attributes`, arrays
   // included, so an array's own `length` and indexes become attributes.
-  // Seed §2.2: EvaluationContext `attributes` is an "object"; docs/evaluation.md: "a
+  // protocol.md §2: EvaluationContext `attributes` is an object; docs/evaluation.md: "a
   // missing or non-object `attributes` ... are all read as 'nothing there'".
   it('an array in place of attributes has no attributes: not even `length` or `0`', () => {
     expect(matches({ kind: 'attribute', attribute: 'length', op: 'exists' }, { attributes: [] })).toBe(false);
@@ -289,8 +288,7 @@ describe('evaluateAll (flag-values.ts) never throws, whatever the snapshot holds
 
   // Was a bug: flag-values.ts shares deep-equal values with the recursive jsonEqual (json-equal.ts),
   // which overflows the stack on a deeply nested variation once a second snapshot arrives.
-  // JSON.parse accepts such a body. Seed §1: "The client library never throws on
-  // evaluation."; docs/evaluation.md: "A malformed flag never throws and never affects
+  // JSON.parse accepts such a body. protocol.md: evaluation never throws; docs/evaluation.md: "A malformed flag never throws and never affects
   // other flags."
   it('re-evaluating a snapshot with a deeply nested variation does not throw', () => {
     const first = evaluateAll(deepSnapshot(1, 20_000), {}, 'u', new Map());

@@ -24,8 +24,8 @@ function postRaw(server: ReferenceServer, rawBody: string, key: string = DEMO.pr
 
 const evaluation = (key = 'new-checkout') => ({ type: 'evaluation', key, reason: 'FALLTHROUGH', value: true, userId: 'u-1' });
 
-describe('routing by environment kind (seed §1)', () => {
-  // The seed routes by what an environment is, not by what it is called: a config may name a
+describe('routing by environment kind (protocol.md §4)', () => {
+  // Events are routed by what an environment is, not by what it is called: a config may name a
   // staging environment "production".
   const config = (): ServerConfig => ({
     adminToken: 'admin-token-for-tests',

@@ -84,7 +84,15 @@ describe('adapters/websocket without a global WebSocket', () => {
     const { scheduler, pending } = countingScheduler();
     const stream = recordStream({ transport, scheduler });
     expect(stream.connections()).toEqual(['stopped']);
-    expect(stream.errors()).toMatchObject([{ closeCode: null, reason: 'cannot open', cause: expect.any(ReferenceError) }]);
+    // Node 20 has no global WebSocket: the message says what to use instead (docs/client.md, Stream).
+    expect(stream.errors()).toMatchObject([
+      {
+        closeCode: null,
+        reason: 'cannot open: no global WebSocket (Node 20): use wsTransport from flagplane/adapters/ws',
+        message: 'stream failed: cannot open: no global WebSocket (Node 20): use wsTransport from flagplane/adapters/ws',
+        cause: expect.any(ReferenceError),
+      },
+    ]);
     expect(pending.size).toBe(0);
   });
 

@@ -168,7 +168,7 @@ describe('close codes', () => {
       },
     });
     expect(stream.log).toMatchObject([
-      { type: 'error', error: { closeCode: null, reason: 'cannot open', cause } },
+      { type: 'error', error: { closeCode: null, reason: `cannot open: ${cause.message}`, cause } },
       { type: 'connection', connection: 'stopped' },
     ]);
     expect(vi.getTimerCount()).toBe(0);

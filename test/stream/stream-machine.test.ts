@@ -101,7 +101,7 @@ const closeRows: Row[] = [
   ['4401 stops for good and reports', connecting, closed(4401, 'unknown SDK key'), stopFrom(connecting, reported(4401, 'unknown SDK key'))],
   ['4403 stops for good and reports', streaming, closed(4403, 'the SDK key has been revoked'), stopFrom(streaming, reported(4403, 'the SDK key has been revoked'))],
   ['a transport error reconnects and reports', connecting, { type: 'error', cause: new Error('ECONNREFUSED') }, reconnectFrom(connecting, 1, 1000, reported(null, 'transport error'))],
-  ['a transport that throws stops for good and reports', connecting, { type: 'open-failed', cause: new SyntaxError('bad url') }, stopFrom(connecting, reported(null, 'cannot open'))],
+  ['a transport that throws stops for good and reports', connecting, { type: 'open-failed', cause: new SyntaxError('bad url') }, stopFrom(connecting, reported(null, 'cannot open: bad url'))],
   ['the reconnect timer: connecting (a new socket) and the silence window', reconnecting, { type: 'timer' }, { state: { ...reconnecting, connection: 'connecting' }, timer: 2000 }],
 ];
 
