@@ -1,5 +1,5 @@
 import { createKeyQueue } from './key-queue';
-import type { StorageAdapter } from '../src/storage-types';
+import type { StorageAdapter } from '../src/storage/storage-types';
 
 /**
  * The shape of React Native's AsyncStorage; localforage and thin wrappers over

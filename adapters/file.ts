@@ -2,7 +2,7 @@ import { createKeyQueue } from './key-queue';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StorageAdapter } from '../src/storage-types';
+import type { StorageAdapter } from '../src/storage/storage-types';
 
 /** Options of {@link createFileStorage}. */
 export interface FileStorageOptions {

@@ -1,4 +1,4 @@
-import type { StorageAdapter } from '../src/storage-types';
+import type { StorageAdapter } from '../src/storage/storage-types';
 
 /** Options of {@link createIndexedDBStorage}. */
 export interface IndexedDBStorageOptions {

@@ -1,4 +1,4 @@
-import type { StorageAdapter } from '../src/storage-types';
+import type { StorageAdapter } from '../src/storage/storage-types';
 
 /** The three `Storage` methods the adapter uses; `localStorage`, `sessionStorage` or a fake. */
 export type WebStorageLike = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;

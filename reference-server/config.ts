@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { FlagSnapshot } from '../src/snapshot-types';
+import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import demo from './demo.json';
 import { kindOfKey, SDK_KEY_PATTERN } from './sdk-keys';
 import { checkSnapshotStructure } from './snapshot-structure';

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../src/snapshot-types';
+import type { JsonValue } from '../src/snapshot/snapshot-types';
 import type { Traits } from './stores';
 
 /** Limits of protocol.md §9. */

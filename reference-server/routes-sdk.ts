@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FlagSnapshot } from '../src/snapshot-types';
+import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import { requireSdkKey } from './auth';
 import { ifNoneMatchHits, snapshotEtag } from './etag';
 import { EVENT_LIMITS, validateEventBatch } from './event-batch-validation';

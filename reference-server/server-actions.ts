@@ -2,7 +2,7 @@ import { HttpError } from './http-responses';
 import { generateKey } from './sdk-keys';
 import { flagViolation } from './flag-validation';
 import { checkSnapshotStructure } from './snapshot-structure';
-import type { FlagSnapshot } from '../src/snapshot-types';
+import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import type { KeyKind, KeyRecord, ReferenceServerStores, Traits } from './stores';
 import type { StreamGateway } from './stream';
 import { CLOSE_CODES } from './stream-messages';

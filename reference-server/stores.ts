@@ -1,4 +1,4 @@
-import type { FlagSnapshot, JsonValue } from '../src/snapshot-types';
+import type { FlagSnapshot, JsonValue } from '../src/snapshot/snapshot-types';
 
 /** `production` evaluations go to analytics; `staging` ones never do (protocol.md §4). */
 export type EnvironmentKind = 'production' | 'staging';

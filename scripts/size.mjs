@@ -51,7 +51,7 @@ const STUBS = {
       [/\n    async identify\([\s\S]*?\n    \},\n    async flush\(\) \{[\s\S]*?\n    \},\n/, '\n'],
       ['\n      await events?.close();\n', '\n'],
     ],
-    'src/transition.ts': [[/\n *if \(held >= 0 && snapshot\.version > held \+ 1\) \{[\s\S]*?\n *\}\n/, '\n']],
+    'src/machine/transition.ts': [[/\n *if \(held >= 0 && snapshot\.version > held \+ 1\) \{[\s\S]*?\n *\}\n/, '\n']],
     'src/options.ts': [
       ['\n  flushAt: 50,\n  flushInterval: 5_000,\n', '\n'],
       [/\n  checked\.flushAt = .*;\n/, '\n'],
@@ -65,13 +65,13 @@ const STUBS = {
 }`,
   },
   'localStorage, visibility, online, page exit and tabs': {
-    'src/default-storage.ts': `export const browserStorage = () => undefined;`,
-    'src/activity.ts': `export const watchActivity = () => ({ current: () => 'active', stop() {} });`,
+    'src/storage/default-storage.ts': `export const browserStorage = () => undefined;`,
+    'src/platform/activity.ts': `export const watchActivity = () => ({ current: () => 'active', stop() {} });`,
     'src/platform/index.ts': `export const createTabSync = () => null; export const onPageHide = () => () => {};
 export const watchPageExit = () => ({ gone: () => false, stop() {} });`,
   },
   'stream glue': {
-    'src/stream-link.ts': `export const createStreamLink = () => ({ connect() {}, disconnect() {} });`,
+    'src/stream/stream-link.ts': `export const createStreamLink = () => ({ connect() {}, disconnect() {} });`,
   },
 };
 
@@ -87,22 +87,22 @@ const EVENTS_BREAKDOWN = {
     'src/client.ts': [[/\n  const fetchOverlay = [\s\S]*?\n  \);\n/, '\n  const fetchOverlay = async () => {};\n']],
   },
   'anonymous id: generated, persisted': {
-    'src/anonymous-id.ts': `export const generateId = () => 'anonymous'; export const loadAnonymousId = () => {};`,
+    'src/events/anonymous-id.ts': `export const generateId = () => 'anonymous'; export const loadAnonymousId = () => {};`,
   },
   'read tracking: evaluation, unregistered_flag': {
-    'src/event-sender.ts': [[/\n    track\([\s\S]*?\n    \},\n/, '\n    track() {},\n']],
+    'src/events/event-sender.ts': [[/\n    track\([\s\S]*?\n    \},\n/, '\n    track() {},\n']],
   },
   'retry with backoff, 4xx drop': {
-    'src/event-sender.ts': [[/\n      if \(outcome\.kind === 'response'\) \{[\s\S]*?\n      return setTimer\(.*\n/, '\n']],
+    'src/events/event-sender.ts': [[/\n      if \(outcome\.kind === 'response'\) \{[\s\S]*?\n      return setTimer\(.*\n/, '\n']],
   },
   'bounded buffer, drop count': {
-    'src/event-sender.ts': [[/\n    if \(dropped\) .*\n/, '\n'], [/\n  const bound = .*\n/, '\n  const bound = () => {};\n']],
+    'src/events/event-sender.ts': [[/\n    if \(dropped\) .*\n/, '\n'], [/\n  const bound = .*\n/, '\n  const bound = () => {};\n']],
   },
   'batches under 500 events and 60,000 bytes': {
-    'src/event-batches.ts': `export const batchLength = (events) => events.length;`,
+    'src/events/event-batches.ts': `export const batchLength = (events) => events.length;`,
   },
   'flush on page hide': {
-    'src/event-sender.ts': [[/onPageHide\(.*\);/, '() => {};']],
+    'src/events/event-sender.ts': [[/onPageHide\(.*\);/, '() => {};']],
   },
 };
 

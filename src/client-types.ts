@@ -1,7 +1,7 @@
-import type { ClientStatus, ReadyResult } from './client-state';
+import type { ClientStatus, ReadyResult } from './machine/client-state';
 import type { FlagDefaults } from './options';
-import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
-import type { JsonValue } from './snapshot-types';
+import type { EvaluationContext, EvaluationDetails } from './evaluation/evaluation-types';
+import type { JsonValue } from './snapshot/snapshot-types';
 
 /** What a `subscribe` listener receives. */
 export interface ChangeEvent {

@@ -1,26 +1,26 @@
 import type { ChangeEvent, FlagsClient } from './client-types';
-import { initialState, type MachineState, type ReadyResult } from './client-state';
+import { initialState, type MachineState, type ReadyResult } from './machine/client-state';
 import { ConfigError, FlagplaneError, messageOf } from './errors';
-import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
-import { createEventSender } from './event-sender';
-import { generateId, loadAnonymousId } from './anonymous-id';
-import { browserStorage } from './default-storage';
-import { createOverlayFetcher, type Traits } from './identity';
+import type { EvaluationContext, EvaluationDetails } from './evaluation/evaluation-types';
+import { createEventSender } from './events/event-sender';
+import { generateId, loadAnonymousId } from './events/anonymous-id';
+import { browserStorage } from './storage/default-storage';
+import { createOverlayFetcher, type Traits } from './events/identity';
 import { isId, isRecord, isString } from './evaluation/guards';
 import { createTabSync, watchPageExit } from './platform/index';
-import { watchActivity } from './activity';
-import { evaluateAll, resolveRead, type EvaluatedFlags } from './flag-values';
-import { fingerprint } from './fingerprint';
-import { createHttpClient } from './http-client';
+import { watchActivity } from './platform/activity';
+import { evaluateAll, resolveRead, type EvaluatedFlags } from './evaluation/flag-values';
+import { fingerprint } from './shared/fingerprint';
+import { createHttpClient } from './http/http-client';
 import { resolveOptions, type ClientOptions, type FlagDefaults } from './options';
-import { openSnapshotCache } from './snapshot-cache';
-import { checkSnapshot } from './snapshot-parse';
-import { SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot-fetch';
-import type { FlagSnapshot, JsonValue } from './snapshot-types';
-import { buildOverrides, changedOverrides, type Overrides } from './overrides';
-import { createSubscribable } from './subscribable';
-import { createStreamLink } from './stream-link';
-import { transition, type Effect, type MachineEvent, type TimerName } from './transition';
+import { openSnapshotCache } from './storage/snapshot-cache';
+import { checkSnapshot } from './snapshot/snapshot-parse';
+import { SNAPSHOT_ROUTE, snapshotOutcomeToEvent, snapshotRequest } from './snapshot/snapshot-fetch';
+import type { FlagSnapshot, JsonValue } from './snapshot/snapshot-types';
+import { buildOverrides, changedOverrides, type Overrides } from './evaluation/overrides';
+import { createSubscribable } from './shared/subscribable';
+import { createStreamLink } from './stream/stream-link';
+import { transition, type Effect, type MachineEvent, type TimerName } from './machine/transition';
 
 /**
  * Creates a feature-flag client and starts fetching. Throws a `ConfigError` for invalid

@@ -1,7 +1,7 @@
 export { createClient } from './client';
-export { createMemoryStorage } from './memory-storage';
-export { fetchTransport } from './fetch-transport';
-export { nextDelay } from './backoff';
+export { createMemoryStorage } from './storage/memory-storage';
+export { fetchTransport } from './http/fetch-transport';
+export { nextDelay } from './shared/backoff';
 export {
   FlagplaneError,
   ConfigError,
@@ -12,26 +12,26 @@ export {
   StorageError,
 } from './errors';
 export { StreamError } from './stream/stream-error';
-export { SUPPORTED_SCHEMA_VERSION } from './snapshot-types';
+export { SUPPORTED_SCHEMA_VERSION } from './snapshot/snapshot-types';
 // Pure and tree-shaken: an app that does not import it pays nothing beyond what the client uses.
 export { evaluateFlag } from './evaluation/index';
 
 export type { FlagsClient, ChangeEvent } from './client-types';
 export type { ClientOptions, FlagDefaults } from './options';
-export type { ClientStatus, Readiness, ConnectionState, SnapshotSource, ReadyResult } from './client-state';
+export type { ClientStatus, Readiness, ConnectionState, SnapshotSource, ReadyResult } from './machine/client-state';
 export type { FlagplaneErrorCode } from './errors';
-export type { HttpTransport, HttpRequest, HttpResult } from './http-types';
-export type { StorageAdapter } from './storage-types';
+export type { HttpTransport, HttpRequest, HttpResult } from './http/http-types';
+export type { StorageAdapter } from './storage/storage-types';
 export type { StreamTransport } from './stream/stream-transport';
-export type { Scheduler } from './scheduler';
-export type { BackoffOptions } from './backoff';
+export type { Scheduler } from './shared/scheduler';
+export type { BackoffOptions } from './shared/backoff';
 export type {
   EvaluationContext,
   EvaluationDetails,
   EvaluationReason,
   EvaluationErrorCode,
   FlagEvaluation,
-} from './evaluation-types';
+} from './evaluation/evaluation-types';
 export type {
   FlagSnapshot,
   Flag,
@@ -43,4 +43,4 @@ export type {
   Serve,
   WeightedVariation,
   JsonValue,
-} from './snapshot-types';
+} from './snapshot/snapshot-types';

@@ -1,13 +1,13 @@
-import type { EvaluationContext } from './evaluation-types';
+import type { EvaluationContext } from './evaluation/evaluation-types';
 import { ConfigError, type FlagplaneError } from './errors';
-import { fetchTransport } from './fetch-transport';
+import { fetchTransport } from './http/fetch-transport';
 import { isString } from './evaluation/guards';
-import type { HttpTransport } from './http-types';
-import { defaultScheduler, type Scheduler } from './scheduler';
+import type { HttpTransport } from './http/http-types';
+import { defaultScheduler, type Scheduler } from './shared/scheduler';
 import type { StreamTransport } from './stream/stream-transport';
 import type { OnlineSource, VisibilitySource } from './platform/index';
-import type { FlagSnapshot, JsonValue } from './snapshot-types';
-import type { StorageAdapter } from './storage-types';
+import type { FlagSnapshot, JsonValue } from './snapshot/snapshot-types';
+import type { StorageAdapter } from './storage/storage-types';
 
 /** Per-key fallback values; `get('x')` returns the type of `defaults.x`. */
 export type FlagDefaults = Record<string, JsonValue>;

@@ -1,4 +1,4 @@
-import type { WeightedVariation } from '../snapshot-types';
+import type { WeightedVariation } from '../snapshot/snapshot-types';
 import { murmur3 } from './murmur3';
 import { isString } from './guards';
 

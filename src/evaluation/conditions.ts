@@ -1,4 +1,4 @@
-import type { EvaluationContext } from '../evaluation-types';
+import type { EvaluationContext } from './evaluation-types';
 import { isArray, isObject, isRecord, isString, own } from './guards';
 import { OPERATORS } from './operators';
 import { check } from './validate-flag';

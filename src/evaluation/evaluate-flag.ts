@@ -1,5 +1,5 @@
-import type { Flag, Rule } from '../snapshot-types';
-import type { EvaluationContext, FlagEvaluation } from '../evaluation-types';
+import type { Flag, Rule } from '../snapshot/snapshot-types';
+import type { EvaluationContext, FlagEvaluation } from './evaluation-types';
 import { isArray, isNumber, isString } from './guards';
 import { bucketFor, pickVariation } from './bucketing';
 import { matchCondition } from './conditions';

@@ -1,4 +1,4 @@
-import type { WeightedVariation } from '../snapshot-types';
+import type { WeightedVariation } from '../snapshot/snapshot-types';
 import { isArray } from './guards';
 import { BUCKET_COUNT } from './bucketing';
 

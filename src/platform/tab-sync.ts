@@ -1,6 +1,6 @@
 import { isString } from '../evaluation/guards';
-import { checkSnapshot } from '../snapshot-parse';
-import type { FlagSnapshot } from '../snapshot-types';
+import { checkSnapshot } from '../snapshot/snapshot-parse';
+import type { FlagSnapshot } from '../snapshot/snapshot-types';
 
 /** What one tab shares with the others: an accepted snapshot and its ETag. */
 export interface TabSyncMessage {

@@ -1,4 +1,4 @@
-import type { Scheduler } from '../scheduler';
+import type { Scheduler } from '../shared/scheduler';
 import type { StreamEventOpener, StreamSocket, SocketOpener } from './socket-types';
 import type { StreamError } from './stream-error';
 import type { StreamConnectionState, StreamEvent, StreamNotifyKind } from './stream-machine';

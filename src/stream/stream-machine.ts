@@ -1,6 +1,6 @@
-import { nextDelay, RETRY_POLICY } from '../backoff';
+import { nextDelay, RETRY_POLICY } from '../shared/backoff';
 import { isRecord } from '../evaluation/guards';
-import { parseJson } from '../snapshot-parse';
+import { parseJson } from '../snapshot/snapshot-parse';
 import { messageOf } from '../errors';
 import { StreamError } from './stream-error';
 

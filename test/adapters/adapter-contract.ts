@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StorageAdapter } from '../../src/storage-types';
+import type { StorageAdapter } from '../../src/storage/storage-types';
 
 /** One adapter under test, on a fresh backing store. */
 export interface AdapterFixture {

@@ -10,10 +10,10 @@ import { createKeyQueue } from '../../adapters/key-queue';
 import { createLocalStorage } from '../../adapters/local-storage';
 import { createClient } from '../../src/client';
 import { StorageError } from '../../src/errors';
-import { fingerprint } from '../../src/fingerprint';
-import { createMemoryStorage } from '../../src/memory-storage';
-import type { FlagSnapshot } from '../../src/snapshot-types';
-import type { StorageAdapter } from '../../src/storage-types';
+import { fingerprint } from '../../src/shared/fingerprint';
+import { createMemoryStorage } from '../../src/storage/memory-storage';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
+import type { StorageAdapter } from '../../src/storage/storage-types';
 import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
 import { createFakeTransport, jsonResponse, response, snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
@@ -201,7 +201,7 @@ describe('the snapshot cache record', () => {
   });
 
   it('a format-1 record for this key whose snapshot fails the envelope checks is reported, not dropped in silence', async () => {
-    // Was a bug: src/snapshot-cache.ts:41-42 — `checkSnapshot(record.snapshot, 'cache')` returns
+    // Was a bug: src/storage/snapshot-cache.ts:41-42 — `checkSnapshot(record.snapshot, 'cache')` returns
     // `{ kind: 'invalid', error }` and the error is thrown away; only a record that is not
     // JSON is reported. client.md: "Read and write failures are reported as `StorageError`";
     // the common quality bar: "bad input gets a clear error via onError". A cache entry
@@ -252,7 +252,7 @@ describe('storage answers that arrive after close()', () => {
   };
 
   it('a stored anonymous id that arrives after close() does not change what reads answer', async () => {
-    // Was a bug: src/anonymous-id.ts:33 calls `adopt` whenever the read answers, and src/client.ts:205-208
+    // Was a bug: src/events/anonymous-id.ts:33 calls `adopt` whenever the read answers, and src/client.ts:205-208
     // then sets `anonymousId` and re-evaluates, with no `closed()` check (setContext and
     // identify have one). client.md, close(): "Reads keep answering from the last snapshot. …
     // After it, `setContext`, `setOverrides` and `identify` change nothing, so every reader
@@ -288,7 +288,7 @@ describe('the default storage where localStorage is a stub (Node 25 without --lo
   });
 
   it('createClient with persist on (the default) and no cache uses no storage there: nothing is reported', async () => {
-    // Was a bug: src/default-storage.ts:10-16 takes any truthy `localStorage` as a Storage, so every
+    // Was a bug: src/storage/default-storage.ts:10-16 takes any truthy `localStorage` as a Storage, so every
     // client on Node 25 (server rendering, CLIs) reports "reading … failed: storage.getItem is
     // not a function" for the snapshot and the anonymous id, and a write failure per snapshot.
     // client.md, `cache`: "`localStorage` in browsers while `persist` is on; none elsewhere".

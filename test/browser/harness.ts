@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../../reference-server/index';
-import type { Flag, FlagSnapshot, JsonValue } from '../../src/snapshot-types';
+import type { Flag, FlagSnapshot, JsonValue } from '../../src/snapshot/snapshot-types';
 import { startPageServer, type PageServer } from './page-server';
 import { startCountingProxy, type CountingProxy, type ProxiedRequest } from './proxy';
 

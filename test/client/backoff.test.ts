@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextDelay } from '../../src/backoff';
+import { nextDelay } from '../../src/shared/backoff';
 
 describe('nextDelay', () => {
   it('doubles from base to max without jitter', () => {

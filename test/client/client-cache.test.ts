@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StorageError } from '../../src/errors';
-import { createMemoryStorage } from '../../src/memory-storage';
-import type { StorageAdapter } from '../../src/storage-types';
+import { createMemoryStorage } from '../../src/storage/memory-storage';
+import type { StorageAdapter } from '../../src/storage/storage-types';
 import { snapshotServer } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
+import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { jsonResponse } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { servingFlag } from '../helpers/snapshots';

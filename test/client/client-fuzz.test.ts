@@ -1,6 +1,6 @@
 /**
  * A seeded, model-based fuzz of the client core (src/client.ts over the pure machine of
- * src/transition.ts), against docs/client.md and docs/protocol.md.
+ * src/machine/transition.ts), against docs/client.md and docs/protocol.md.
  *
  * Each run builds one client (events off, syncTabs off) on a scripted HTTP transport, switchable
  * visibility and online sources, fake timers and, in about half the runs, fake stream sockets.
@@ -15,13 +15,13 @@
  * `FUZZ_RUNS` changes the number of seeds (default below keeps the file at a few seconds).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ClientStatus, ReadyResult } from '../../src/client-state';
+import type { ClientStatus, ReadyResult } from '../../src/machine/client-state';
 import type { FlagplaneError } from '../../src/errors';
 import type { FlagsClient } from '../../src/client-types';
-import type { EvaluationDetails } from '../../src/evaluation-types';
-import type { HttpRequest, HttpResult } from '../../src/http-types';
-import type { Flag, FlagSnapshot, JsonValue } from '../../src/snapshot-types';
-import { defaultScheduler } from '../../src/scheduler';
+import type { EvaluationDetails } from '../../src/evaluation/evaluation-types';
+import type { HttpRequest, HttpResult } from '../../src/http/http-types';
+import type { Flag, FlagSnapshot, JsonValue } from '../../src/snapshot/snapshot-types';
+import { defaultScheduler } from '../../src/shared/scheduler';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
 import { jsonResponse, response } from '../helpers/fake-transport';
 import { switchableSource } from '../helpers/platform-source';

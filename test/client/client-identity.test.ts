@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryStorage } from '../../src/memory-storage';
-import type { FlagSnapshot } from '../../src/snapshot-types';
+import { createMemoryStorage } from '../../src/storage/memory-storage';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import type { Reply } from '../helpers/fake-transport';
 import { jsonResponse, response } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
 import { ConfigError } from '../../src/errors';
-import type { FlagSnapshot } from '../../src/snapshot-types';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
 import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
 import { servingFlag, snapshotOf } from '../helpers/snapshots';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NetworkError, TimeoutError } from '../../src/errors';
-import type { ReadyResult } from '../../src/client-state';
+import type { ReadyResult } from '../../src/machine/client-state';
 import { jsonResponse, response } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';

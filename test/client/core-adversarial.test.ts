@@ -1,15 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ReadyResult } from '../../src/client-state';
+import type { ReadyResult } from '../../src/machine/client-state';
 import { HttpError, NetworkError } from '../../src/errors';
-import type { HttpRequest, HttpResult, HttpTransport } from '../../src/http-types';
+import type { HttpRequest, HttpResult, HttpTransport } from '../../src/http/http-types';
 import type { OnlineSource, VisibilitySource } from '../../src/platform/index';
-import type { StorageAdapter } from '../../src/storage-types';
-import { createMemoryStorage } from '../../src/memory-storage';
+import type { StorageAdapter } from '../../src/storage/storage-types';
+import { createMemoryStorage } from '../../src/storage/memory-storage';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
 import { jsonResponse, response, snapshotServer } from '../helpers/fake-transport';
 import { createFakeTransport as createFakeSockets } from '../stream/harness';
 import { CLIENT_KEY, harness } from '../helpers/client-harness';
-import { fingerprint } from '../../src/fingerprint';
+import { fingerprint } from '../../src/shared/fingerprint';
 import { servingFlag, snapshotOf } from '../helpers/snapshots';
 import { switchableSource } from '../helpers/platform-source';
 

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
-import type { ReadyResult } from '../../src/client-state';
+import type { ReadyResult } from '../../src/machine/client-state';
 import { ConfigError, NetworkError } from '../../src/errors';
-import { fetchTransport } from '../../src/fetch-transport';
-import { fingerprint } from '../../src/fingerprint';
-import type { HttpRequest } from '../../src/http-types';
-import { createMemoryStorage } from '../../src/memory-storage';
+import { fetchTransport } from '../../src/http/fetch-transport';
+import { fingerprint } from '../../src/shared/fingerprint';
+import type { HttpRequest } from '../../src/http/http-types';
+import { createMemoryStorage } from '../../src/storage/memory-storage';
 import type { VisibilitySource } from '../../src/platform/index';
-import { defaultScheduler } from '../../src/scheduler';
+import { defaultScheduler } from '../../src/shared/scheduler';
 import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
 import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
@@ -279,7 +279,7 @@ describe('option validation: createClient throws a ConfigError, and only that', 
   });
 
   it('a createClient that fails on a bad onlineSource leaves no subscription to the visibilitySource behind', () => {
-    // Was a bug: watchActivity (src/activity.ts) subscribes to visibility before it touches the
+    // Was a bug: watchActivity (src/platform/activity.ts) subscribes to visibility before it touches the
     // online source; when that throws, createClient throws and the visibility subscription
     // (and, with events on, the event sender's pagehide/visibility listeners) stay live.
     const live = new Set<() => void>();
@@ -399,8 +399,8 @@ describe('the snapshot cache and its key fingerprint', () => {
 
   it('a client never serves another environment\'s snapshot from a shared cache, even when key fingerprints collide', async () => {
     // Was a bug: docs/client.md says of `storageKey`: "two environments never share an entry". The
-    // entry's name and its `key` check are one 32-bit FNV-1a hash (src/fingerprint.ts), so two
-    // keys on one origin can share it; and version gating (src/transition.ts) compares versions
+    // entry's name and its `key` check are one 32-bit FNV-1a hash (src/shared/fingerprint.ts), so two
+    // keys on one origin can share it; and version gating (src/machine/transition.ts) compares versions
     // across environments, so the staging client's own network snapshot (version 3) is
     // "older" than production's cached version 7 and is ignored for good. The same holds for
     // tab sync, whose channel name is the same fingerprint (and tab-sync.ts's comment says the

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DiagnosticEvent } from '../../src/diagnostic-events';
+import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
 import { type FlagplaneError, HttpError, NetworkError, TimeoutError } from '../../src/errors';
-import { createEventSender, EVENTS_ROUTE, MAX_BUFFERED_EVENTS } from '../../src/event-sender';
-import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from '../../src/event-batches';
-import type { HttpClient, RouteRequest, SendOutcome } from '../../src/http-client';
-import type { Scheduler } from '../../src/scheduler';
+import { createEventSender, EVENTS_ROUTE, MAX_BUFFERED_EVENTS } from '../../src/events/event-sender';
+import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from '../../src/events/event-batches';
+import type { HttpClient, RouteRequest, SendOutcome } from '../../src/http/http-client';
+import type { Scheduler } from '../../src/shared/scheduler';
 import { mulberry32 } from '../helpers/prng';
 
 /**

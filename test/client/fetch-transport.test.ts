@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fetchTransport } from '../../src/fetch-transport';
-import type { HttpRequest } from '../../src/http-types';
+import { fetchTransport } from '../../src/http/fetch-transport';
+import type { HttpRequest } from '../../src/http/http-types';
 
 afterEach(() => {
   vi.unstubAllGlobals();

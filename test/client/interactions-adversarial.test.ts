@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ClientStatus, ReadyResult } from '../../src/client-state';
-import type { HttpRequest } from '../../src/http-types';
-import type { StorageAdapter } from '../../src/storage-types';
-import { createMemoryStorage } from '../../src/memory-storage';
-import { fingerprint } from '../../src/fingerprint';
+import type { ClientStatus, ReadyResult } from '../../src/machine/client-state';
+import type { HttpRequest } from '../../src/http/http-types';
+import type { StorageAdapter } from '../../src/storage/storage-types';
+import { createMemoryStorage } from '../../src/storage/memory-storage';
+import { fingerprint } from '../../src/shared/fingerprint';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
 import { CLIENT_KEY, harness } from '../helpers/client-harness';
 import { byPlan, fakeDataPlane } from '../helpers/events-server';

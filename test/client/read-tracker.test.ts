@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { DiagnosticEvent } from '../../src/diagnostic-events';
+import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
 import type { FlagplaneError } from '../../src/errors';
-import type { EvaluationDetails } from '../../src/evaluation-types';
-import { createEventSender } from '../../src/event-sender';
+import type { EvaluationDetails } from '../../src/evaluation/evaluation-types';
+import { createEventSender } from '../../src/events/event-sender';
 
 const served = (key: string, value: unknown, reason: EvaluationDetails['reason'] = 'TARGETING_MATCH'): EvaluationDetails => ({
   key,

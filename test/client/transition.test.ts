@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { initialState, type MachineState } from '../../src/client-state';
+import { initialState, type MachineState } from '../../src/machine/client-state';
 import { HttpError, NetworkError } from '../../src/errors';
-import { transition, type MachineEvent } from '../../src/transition';
+import { transition, type MachineEvent } from '../../src/machine/transition';
 import { snapshotOf } from '../helpers/snapshots';
 
 const config = { pollInterval: 30_000, readyTimeout: 5_000 };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client';
 import { HttpError, type FlagplaneError } from '../../src/errors';
-import { fetchTransport } from '../../src/fetch-transport';
-import type { HttpTransport } from '../../src/http-types';
-import type { StorageAdapter } from '../../src/storage-types';
-import { createMemoryStorage } from '../../src/memory-storage';
+import { fetchTransport } from '../../src/http/fetch-transport';
+import type { HttpTransport } from '../../src/http/http-types';
+import type { StorageAdapter } from '../../src/storage/storage-types';
+import { createMemoryStorage } from '../../src/storage/memory-storage';
 import { useReferenceServer } from '../helpers/reference-server';
 import { snapshotOf } from '../helpers/snapshots';
 import { waitFor } from '../helpers/wait-for';

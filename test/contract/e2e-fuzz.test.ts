@@ -4,9 +4,9 @@ import { startReferenceServer, type ReferenceServer } from '../../reference-serv
 import { createClient } from '../../src/client';
 import type { FlagsClient } from '../../src/client-types';
 import { HttpError, type FlagplaneError } from '../../src/errors';
-import { fetchTransport } from '../../src/fetch-transport';
-import type { HttpTransport } from '../../src/http-types';
-import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
+import { fetchTransport } from '../../src/http/fetch-transport';
+import type { HttpTransport } from '../../src/http/http-types';
+import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { StreamError } from '../../src/stream/stream-error';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
 import { servingFlag } from '../helpers/snapshots';

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/errors';
-import type { HttpResult } from '../../src/http-types';
+import type { HttpResult } from '../../src/http/http-types';
 import { harness } from '../helpers/client-harness';
 import { fakeDataPlane } from '../helpers/events-server';
 import type { Reply } from '../helpers/fake-transport';

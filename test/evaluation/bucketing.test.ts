@@ -3,7 +3,7 @@ import vectors from '../fixtures/bucketing.json';
 import { murmur3 } from '../../src/evaluation/murmur3';
 import { BUCKET_COUNT, bucketFor, pickVariation } from '../../src/evaluation/bucketing';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
-import type { WeightedVariation } from '../../src/snapshot-types';
+import type { WeightedVariation } from '../../src/snapshot/snapshot-types';
 import { makeFlag } from './flags';
 
 describe('MurmurHash3 x86 32-bit', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
-import type { Condition } from '../../src/snapshot-types';
+import type { Condition } from '../../src/snapshot/snapshot-types';
 import { makeFlag, rule } from './flags';
 
 // docs/evaluation.md promises that every operator example matches its sample context.

@@ -3,10 +3,10 @@ import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
 import { bucketFor } from '../../src/evaluation/bucketing';
 import { compareSemver } from '../../src/evaluation/semver';
 import { toEpochMs } from '../../src/evaluation/dates';
-import { evaluateAll } from '../../src/flag-values';
-import { checkSnapshot } from '../../src/snapshot-parse';
-import type { EvaluationContext } from '../../src/evaluation-types';
-import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
+import { evaluateAll } from '../../src/evaluation/flag-values';
+import { checkSnapshot } from '../../src/snapshot/snapshot-parse';
+import type { EvaluationContext } from '../../src/evaluation/evaluation-types';
+import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { harness } from '../helpers/client-harness';
 import { bad, flagWith, makeFlag } from './flags';
 

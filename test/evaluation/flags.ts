@@ -1,4 +1,4 @@
-import type { Condition, Flag, Rule, Serve } from '../../src/snapshot-types';
+import type { Condition, Flag, Rule, Serve } from '../../src/snapshot/snapshot-types';
 
 /** A flag that is on, serves variation 0 ("fallthrough") by default, and has `rules`. */
 export function makeFlag(rules: Rule[] = [], overrides: Partial<Flag> = {}): Flag {

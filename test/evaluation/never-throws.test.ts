@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
-import type { EvaluationContext, FlagEvaluation } from '../../src/evaluation-types';
-import type { Flag } from '../../src/snapshot-types';
+import type { EvaluationContext, FlagEvaluation } from '../../src/evaluation/evaluation-types';
+import type { Flag } from '../../src/snapshot/snapshot-types';
 import { bad, makeFlag, rule } from './flags';
 
 const PARSE_ERROR = { kind: 'error', errorCode: 'PARSE_ERROR' };

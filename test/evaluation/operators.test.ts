@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
-import type { AttributeOperator, JsonValue } from '../../src/snapshot-types';
-import type { EvaluationContext } from '../../src/evaluation-types';
+import type { AttributeOperator, JsonValue } from '../../src/snapshot/snapshot-types';
+import type { EvaluationContext } from '../../src/evaluation/evaluation-types';
 import { bad, flagWith } from './flags';
 
 const MISSING = Symbol('missing');

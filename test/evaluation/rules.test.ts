@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
-import type { Condition } from '../../src/snapshot-types';
+import type { Condition } from '../../src/snapshot/snapshot-types';
 import { bad, makeFlag, rule } from './flags';
 
 const country = (...values: string[]): Condition => ({ kind: 'attribute', attribute: 'country', op: 'in', values });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
-import type { FlagSnapshot } from '../../src/snapshot-types';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 
 // The published example snapshots (docs/schema/examples) must all be evaluable.
 const dir = fileURLToPath(new URL('../../docs/schema/examples', import.meta.url));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
-import type { EvaluationContext } from '../../src/evaluation-types';
+import type { EvaluationContext } from '../../src/evaluation/evaluation-types';
 import { bad, flagWith } from './flags';
 
 const inSegments = (segmentIds: string[], negate?: boolean) =>

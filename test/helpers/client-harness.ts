@@ -1,8 +1,8 @@
 import { createClient } from '../../src/client';
 import type { FlagplaneError } from '../../src/errors';
-import type { HttpRequest } from '../../src/http-types';
+import type { HttpRequest } from '../../src/http/http-types';
 import type { ClientOptions, FlagDefaults } from '../../src/options';
-import { defaultScheduler } from '../../src/scheduler';
+import { defaultScheduler } from '../../src/shared/scheduler';
 import { createFakeTransport, type Reply } from './fake-transport';
 
 export const CLIENT_KEY = 'svc_sdk_client_test_key_0001';

@@ -1,5 +1,5 @@
-import type { HttpRequest } from '../../src/http-types';
-import type { Flag, FlagSnapshot } from '../../src/snapshot-types';
+import type { HttpRequest } from '../../src/http/http-types';
+import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { harness } from './client-harness';
 import { jsonResponse, response, snapshotServer, type Reply } from './fake-transport';
 import { servingFlag } from './snapshots';

@@ -1,5 +1,5 @@
-import type { HttpRequest, HttpResult, HttpTransport } from '../../src/http-types';
-import type { FlagSnapshot } from '../../src/snapshot-types';
+import type { HttpRequest, HttpResult, HttpTransport } from '../../src/http/http-types';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 
 export type Reply = HttpResult | 'hang';
 

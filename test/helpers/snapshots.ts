@@ -1,4 +1,4 @@
-import type { Flag, FlagSnapshot, JsonValue } from '../../src/snapshot-types';
+import type { Flag, FlagSnapshot, JsonValue } from '../../src/snapshot/snapshot-types';
 
 /** A flag that is on and serves `value` to everyone (fallthrough variation 1). */
 export function servingFlag(value: JsonValue, extra: Partial<Flag> = {}): Flag {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FlagSnapshot } from '../../src/snapshot-types';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { validateSchema } from '../../reference-server/json-schema';
 
 const root = resolve(import.meta.dirname, '../..');

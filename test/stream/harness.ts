@@ -1,5 +1,5 @@
-import { defaultScheduler } from '../../src/scheduler';
-import type { Scheduler } from '../../src/scheduler';
+import { defaultScheduler } from '../../src/shared/scheduler';
+import type { Scheduler } from '../../src/shared/scheduler';
 import type { StreamSocketHandlers, SocketOpener } from '../../src/stream/socket-types';
 import { createStreamConnection } from '../../src/stream/stream-connection';
 import type { StreamConnection } from '../../src/stream/stream-connection';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { defaultScheduler } from '../../src/scheduler';
+import { defaultScheduler } from '../../src/shared/scheduler';
 import { initialStreamState, streamTransition } from '../../src/stream/stream-machine';
 import type { StreamEvent, StreamState, StreamStep } from '../../src/stream/stream-machine';
 import { connectedFrame, createFakeTransport, recordStream } from './harness';

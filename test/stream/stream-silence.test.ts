@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { defaultScheduler } from '../../src/scheduler';
+import { defaultScheduler } from '../../src/shared/scheduler';
 import { connectedFrame, createFakeTransport, recordStream } from './harness';
 
 beforeEach(() => {

@@ -1,4 +1,4 @@
-import type { JsonValue } from './snapshot-types';
+import type { JsonValue } from '../snapshot/snapshot-types';
 
 /** The diagnostic events of protocol.md §4, as sent in a batch to POST /sdk/v1/events. */
 export type DiagnosticEvent =

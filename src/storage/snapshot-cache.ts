@@ -1,7 +1,7 @@
-import type { StorageError } from './errors';
-import { checkSnapshot } from './snapshot-parse';
-import { isString } from './evaluation/guards';
-import type { FlagSnapshot } from './snapshot-types';
+import type { StorageError } from '../errors';
+import { checkSnapshot } from '../snapshot/snapshot-parse';
+import { isString } from '../evaluation/guards';
+import type { FlagSnapshot } from '../snapshot/snapshot-types';
 import type { StorageAdapter } from './storage-types';
 import { settleStorage } from './sync-or-async';
 

@@ -1,7 +1,7 @@
-import type { FlagplaneError } from './errors';
-import { httpErrorOf, type RouteRequest, type SendOutcome } from './http-client';
+import type { FlagplaneError } from '../errors';
+import { httpErrorOf, type RouteRequest, type SendOutcome } from '../http/http-client';
 import { checkSnapshot, parseJson } from './snapshot-parse';
-import type { MachineEvent } from './transition';
+import type { MachineEvent } from '../machine/transition';
 
 export const SNAPSHOT_ROUTE = 'GET /sdk/v1/snapshot';
 

@@ -1,5 +1,5 @@
-import { SchemaError } from './errors';
-import { isRecord, isString } from './evaluation/guards';
+import { SchemaError } from '../errors';
+import { isRecord, isString } from '../evaluation/guards';
 import { SUPPORTED_SCHEMA_VERSION, type FlagSnapshot } from './snapshot-types';
 
 export type ParsedSnapshot = { kind: 'ok'; snapshot: FlagSnapshot } | { kind: 'invalid'; error: SchemaError };

@@ -1,5 +1,5 @@
 import type { EvaluationDetails } from './evaluation-types';
-import type { JsonValue } from './snapshot-types';
+import type { JsonValue } from '../snapshot/snapshot-types';
 
 /** Local overrides for QA and tests: each key's details, built once so reads stay stable. */
 export type Overrides = ReadonlyMap<string, EvaluationDetails>;

@@ -1,5 +1,5 @@
-import type { FlagplaneError } from './errors';
-import type { FlagSnapshot } from './snapshot-types';
+import type { FlagplaneError } from '../errors';
+import type { FlagSnapshot } from '../snapshot/snapshot-types';
 
 /** Readiness: `failed` means `readyTimeout` passed without any snapshot; it still retries. */
 export type Readiness = 'initializing' | 'ready' | 'failed';

@@ -1,6 +1,6 @@
-import type { Activity } from './client-state';
-import { browserOnline, browserVisibility, type OnlineSource, type VisibilitySource } from './platform/index';
-import { stopAll } from './platform/listen';
+import type { Activity } from '../machine/client-state';
+import { browserOnline, browserVisibility, type OnlineSource, type VisibilitySource } from './index';
+import { stopAll } from './listen';
 
 export interface ActivityOptions {
   pauseWhenHidden?: boolean;

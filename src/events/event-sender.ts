@@ -1,13 +1,13 @@
-import { nextDelay, RETRY_POLICY } from './backoff';
+import { nextDelay, RETRY_POLICY } from '../shared/backoff';
 import type { DiagnosticEvent } from './diagnostic-events';
-import { FlagplaneError } from './errors';
-import type { EvaluationDetails } from './evaluation-types';
-import { isId } from './evaluation/guards';
+import { FlagplaneError } from '../errors';
+import type { EvaluationDetails } from '../evaluation/evaluation-types';
+import { isId } from '../evaluation/guards';
 import { batchLength } from './event-batches';
-import { httpErrorOf, type HttpClient } from './http-client';
-import { onPageHide } from './platform/index';
-import { parseRetryAfter } from './snapshot-fetch';
-import type { Scheduler } from './scheduler';
+import { httpErrorOf, type HttpClient } from '../http/http-client';
+import { onPageHide } from '../platform/index';
+import { parseRetryAfter } from '../snapshot/snapshot-fetch';
+import type { Scheduler } from '../shared/scheduler';
 
 export const EVENTS_ROUTE = 'POST /sdk/v1/events';
 /** Events buffered at most; past it the oldest are dropped, counted and reported. */

@@ -1,8 +1,8 @@
-import { SchemaError, type FlagplaneError } from './errors';
-import { isRecord } from './evaluation/guards';
-import { httpErrorOf, type HttpClient } from './http-client';
-import { parseJson } from './snapshot-parse';
-import type { JsonValue } from './snapshot-types';
+import { SchemaError, type FlagplaneError } from '../errors';
+import { isRecord } from '../evaluation/guards';
+import { httpErrorOf, type HttpClient } from '../http/http-client';
+import { parseJson } from '../snapshot/snapshot-parse';
+import type { JsonValue } from '../snapshot/snapshot-types';
 
 const ROUTE = 'GET /sdk/v1/identity';
 

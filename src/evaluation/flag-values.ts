@@ -1,7 +1,7 @@
-import { evaluateFlag } from './evaluation/index';
+import { evaluateFlag } from './index';
 import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
 import { jsonEqual } from './json-equal';
-import type { FlagSnapshot, JsonValue } from './snapshot-types';
+import type { FlagSnapshot, JsonValue } from '../snapshot/snapshot-types';
 
 /** Every flag of one snapshot evaluated for one context. Immutable. */
 export type EvaluatedFlags = ReadonlyMap<string, EvaluationDetails>;

@@ -1,6 +1,6 @@
-import type { StorageError } from './errors';
-import type { StorageAdapter } from './storage-types';
-import { settleStorage } from './sync-or-async';
+import type { StorageError } from '../errors';
+import type { StorageAdapter } from '../storage/storage-types';
+import { settleStorage } from '../storage/sync-or-async';
 
 /**
  * A random UUID v4: `crypto.randomUUID` where there is one (Hermes may lack it), else from

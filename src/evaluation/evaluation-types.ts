@@ -1,4 +1,4 @@
-import type { JsonValue } from './snapshot-types';
+import type { JsonValue } from '../snapshot/snapshot-types';
 
 /** Who a flag is evaluated for (protocol.md §2). Every member is optional. */
 export interface EvaluationContext {

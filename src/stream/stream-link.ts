@@ -1,9 +1,9 @@
-import { FlagplaneError, messageOf } from './errors';
-import type { Scheduler } from './scheduler';
-import type { StreamConnection } from './stream/stream-connection';
-import type { StreamConnectionState } from './stream/stream-machine';
-import type { StreamTransport } from './stream/stream-transport';
-import type { MachineEvent } from './transition';
+import { FlagplaneError, messageOf } from '../errors';
+import type { Scheduler } from '../shared/scheduler';
+import type { StreamConnection } from './stream-connection';
+import type { StreamConnectionState } from './stream-machine';
+import type { StreamTransport } from './stream-transport';
+import type { MachineEvent } from '../machine/transition';
 
 /**
  * The client's end of the stream: opens and closes connections on the transport and turns
