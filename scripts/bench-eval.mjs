@@ -1,10 +1,7 @@
 // Micro-benchmark of the local evaluator: `node scripts/bench-eval.mjs`.
 // It reports and never gates: the exit code is 0 whatever the numbers are.
-import { build } from 'esbuild';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { load, makeContext, makeFlag } from './bench-kit.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FLAG_COUNT = 1000;
 const ITERATIONS = 100_000;
 const RUNS = 7;
@@ -12,69 +9,6 @@ const TARGET_FIRST_EVALUATION_NS = 2000;
 
 const TARGET_MEMOISED_READ_RATIO = 3;
 
-/** Bundles an entry in memory and imports it through a data: URL. */
-async function load(entry) {
-  const result = await build({
-    entryPoints: [join(ROOT, entry)],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2020',
-    write: false,
-    logLevel: 'silent',
-  });
-  const code = result.outputFiles[0].text;
-  return import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
-}
-
-/** A flag with five rules mixing every family of operators, then a rollout fallthrough. */
-function makeFlag(i) {
-  return {
-    on: true,
-    variations: ['control', 'treatment', 'holdout'],
-    offVariation: 0,
-    rules: [
-      { id: 'staff', conditions: [{ kind: 'attribute', attribute: 'email', op: 'endsWith', values: ['@example.com', '@example.org'] }], serve: { variation: 1 } },
-      { id: 'new-app', conditions: [{ kind: 'attribute', attribute: 'appVersion', op: 'semverGt', values: [`3.${i % 10}.0`] }], serve: { variation: 1 } },
-      { id: 'beta', conditions: [{ kind: 'segment', segmentIds: ['beta-testers', `cohort-${i}`] }], serve: { rollout: [{ variation: 1, weight: 50000 }, { variation: 2, weight: 50000 }] } },
-      {
-        id: 'eu-recent',
-        conditions: [
-          { kind: 'attribute', attribute: 'country', op: 'in', values: ['FR', 'DE', 'ES', 'IT', 'NL'] },
-          { kind: 'attribute', attribute: 'signupDate', op: 'after', values: ['2024-01-01T00:00:00Z'] },
-        ],
-        serve: { variation: 2 },
-      },
-      {
-        id: 'heavy-users',
-        conditions: [
-          { kind: 'attribute', attribute: 'sessions', op: 'gte', values: [100] },
-          { kind: 'attribute', attribute: 'plan', op: 'exists', negate: true },
-        ],
-        serve: { variation: 1 },
-      },
-    ],
-    fallthrough: { rollout: [{ variation: 0, weight: 90000 }, { variation: 1, weight: 10000 }] },
-    salt: `flag-${i}`,
-    clientSide: true,
-  };
-}
-
-// Most contexts match no rule, so all five rules run before the fallthrough rollout.
-function makeContext(i, unique) {
-  return {
-    userId: `user-${i}`,
-    attributes: {
-      email: `user-${i}@customer.test`,
-      appVersion: unique ? `2.${i}.${i % 7}` : `2.${i % 50}.${i % 7}`,
-      country: i % 3 ? 'US' : 'FR',
-      signupDate: unique ? new Date(1.6e12 + i * 61_000).toISOString() : '2023-06-15T10:00:00Z',
-      sessions: i % 120,
-      plan: 'free',
-    },
-    segmentIds: ['newsletter'],
-  };
-}
 
 /**
  * Median ns/op of `fn(i)` over RUNS runs of ITERATIONS calls, after a warm-up run.

@@ -9,7 +9,7 @@ import { createOverlayFetcher, type Traits } from './events/identity';
 import { isId, isRecord, isString } from './evaluation/guards';
 import { createTabSync, watchPageExit } from './platform/index';
 import { watchActivity } from './platform/activity';
-import { evaluateAll, resolveRead, type EvaluatedFlags } from './evaluation/flag-values';
+import { createFlagValues, resolveRead } from './evaluation/flag-values';
 import { fingerprint } from './shared/fingerprint';
 import { createHttpClient } from './http/http-client';
 import { resolveOptions, type ClientOptions, type FlagDefaults } from './options';
@@ -42,7 +42,9 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const http = createHttpClient(pageConfig);
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);
-  let context: EvaluationContext = options.context ?? {};
+  // The three members the contract names, all present; no user yet is a `userId` of undefined.
+  const noContext = (): EvaluationContext => ({ userId: undefined, attributes: {}, segmentIds: [] });
+  let context: EvaluationContext = options.context ?? noContext();
   let overrides: Overrides = new Map();
   let sessionTraits = (context.attributes ?? {}) as Traits;
   /** Identified while offline: the user whose overlay is fetched back online. */
@@ -71,7 +73,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const storageKey = config.storageKey ?? `flagplane:snapshot:${keyFingerprint}`;
 
   let state: MachineState = initialState();
-  let flags: EvaluatedFlags = new Map();
+  const flags = createFlagValues({ snapshot: null, context, bucketingKey: bucketingKey() });
   let allValues: Record<string, JsonValue> | null = null;
   let snapshotController: AbortController | undefined;
   // The latest snapshot fetch, settled once its outcome is dispatched.
@@ -158,10 +160,9 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     if (changed.size > 0 || statusChanged) listeners.emit({ changed, status: state.status });
   }
 
+  /** After a change of snapshot, context or bucketing key: the flags read so far are evaluated again. */
   function reevaluate(statusChanged?: boolean): void {
-    const evaluated = evaluateAll(state.snapshot, context, bucketingKey(), flags);
-    flags = evaluated.flags;
-    notify(evaluated.changed, statusChanged);
+    notify(flags.update({ snapshot: state.snapshot, context, bucketingKey: bucketingKey() }), statusChanged);
   }
 
   function dispatch(event: MachineEvent): void {
@@ -255,7 +256,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     getAll() {
       // Built from entries: a flag named `__proto__` stays a key, never the prototype.
       return (allValues ??= Object.fromEntries(
-        [...new Set([...Object.keys(defaults), ...flags.keys(), ...overrides.keys()])]
+        [...new Set([...Object.keys(defaults), ...flags.readAll(), ...overrides.keys()])]
           .map((key) => [key, resolve(key, defaults[key]).value])
           .filter(([, value]) => value !== undefined),
       ));
@@ -264,7 +265,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     getContext: () => context,
     setContext(next) {
       if (closed()) return;
-      context = next ?? {};
+      context = next ?? noContext();
       sessionTraits = (context.attributes ?? {}) as Traits;
       reevaluate();
     },

@@ -3,58 +3,85 @@ import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
 import { jsonEqual } from './json-equal';
 import type { FlagSnapshot, JsonValue } from '../snapshot/snapshot-types';
 
-/** Every flag of one snapshot evaluated for one context. Immutable. */
-export type EvaluatedFlags = ReadonlyMap<string, EvaluationDetails>;
-
-export interface EvaluateAllResult {
-  flags: EvaluatedFlags;
-  /** Keys whose value, variation, reason or rule differ from `previous`. */
-  changed: ReadonlySet<string>;
-}
-
 /** Whether a flag was added, removed, or its outcome (any field but `version`) differs. */
 const differs = (before: EvaluationDetails | undefined, after: EvaluationDetails | undefined): boolean =>
-  !before ||
-  !after ||
-  (Object.keys({ ...before, ...after }) as Array<keyof EvaluationDetails>).some((field) => field !== 'version' && before[field] !== after[field]);
+  before !== after &&
+  (!before ||
+    !after ||
+    (Object.keys({ ...before, ...after }) as Array<keyof EvaluationDetails>).some((field) => field !== 'version' && before[field] !== after[field]));
 
-/**
- * Keys added, removed, or whose outcome differs. Values are compared by identity:
- * {@link evaluateAll} has already shared deep-equal ones.
- */
-export const changedKeys = (previous: EvaluatedFlags, next: EvaluatedFlags): Set<string> =>
+/** Keys added, removed, or whose outcome differs, between two maps of details. */
+export const changedKeys = (previous: ReadonlyMap<string, EvaluationDetails>, next: ReadonlyMap<string, EvaluationDetails>): Set<string> =>
   new Set([...previous.keys(), ...next.keys()].filter((key) => differs(previous.get(key), next.get(key))));
 
-/**
- * Evaluates every flag of `snapshot` once. A value deep-equal to the previous one keeps
- * the previous object, and a flag whose details are unchanged keeps its details object,
- * so readers comparing with `Object.is` see no change.
- */
-export function evaluateAll(
-  snapshot: FlagSnapshot | null,
-  context: EvaluationContext,
-  bucketingKey: string | undefined,
-  previous: EvaluatedFlags,
-): EvaluateAllResult {
-  const flags = new Map<string, EvaluationDetails>();
-  if (snapshot) {
-    const { version } = snapshot;
-    for (const [key, flag] of Object.entries(snapshot.flags)) {
-      // The evaluator never throws: a malformed flag comes back as a PARSE_ERROR, whose
-      // errorCode lands on top of the ERROR defaults; a served outcome replaces them.
-      const { kind, ...outcome } = evaluateFlag(flag, context, bucketingKey);
-      const details: EvaluationDetails = { key, value: null, reason: 'ERROR', variation: null, ...outcome, version };
-      const old = previous.get(key);
-      try {
-        if (old && jsonEqual(old.value, details.value)) details.value = old.value;
-      } catch {
-        // Nested deeper than the stack: compared as different, which costs one notification.
-      }
-      flags.set(key, old?.version === version && !differs(old, details) ? old : details);
-    }
-  }
-  return { flags, changed: changedKeys(previous, flags) };
+/** What flags are evaluated under: the snapshot, the context and the bucketing key. */
+export interface EvaluationInput {
+  snapshot: FlagSnapshot | null;
+  context: EvaluationContext;
+  bucketingKey: string | undefined;
 }
+
+/**
+ * The flag values a client serves, evaluated lazily: a flag is evaluated the first time it
+ * is read under the current input, and kept until the input changes. A change re-evaluates
+ * only the flags read so far (every flag once `readAll` was called), which is what its
+ * change set covers: a flag never read has no value anyone holds, so there is nothing to
+ * tell. A value deep-equal to the one before keeps the previous object, and an unchanged
+ * outcome its details object, so readers comparing with `Object.is` see no change.
+ */
+export function createFlagValues(input: EvaluationInput) {
+  /** Every key read under the current input: its details, `undefined` for a flag the snapshot lacks. */
+  let read = new Map<string, EvaluationDetails | undefined>();
+  let all = false;
+  const keysOf = (snapshot: FlagSnapshot | null) => Object.keys(snapshot?.flags ?? {});
+
+  const evaluate = (key: string): EvaluationDetails | undefined => {
+    const { snapshot } = input;
+    // Own members only: a key such as `constructor` must not read Object.prototype.
+    if (!snapshot || !Object.hasOwn(snapshot.flags, key)) return;
+    // The evaluator never throws: a malformed flag comes back as a PARSE_ERROR, whose
+    // errorCode lands on top of the ERROR defaults; a served outcome replaces them.
+    const { kind, ...outcome } = evaluateFlag(snapshot.flags[key]!, input.context, input.bucketingKey);
+    return { key, value: null, reason: 'ERROR', variation: null, ...outcome, version: snapshot.version };
+  };
+
+  return {
+    /** The details of `key` under the current input; `undefined` when the snapshot has no such flag. */
+    get(key: string): EvaluationDetails | undefined {
+      const known = read.get(key);
+      if (known || read.has(key)) return known;
+      read.set(key, evaluate(key));
+      return read.get(key);
+    },
+    /** Every flag key of the snapshot, each counted as read from now on. */
+    readAll(): string[] {
+      all = true;
+      return keysOf(input.snapshot);
+    },
+    /** Takes a new input; the keys read so far whose outcome changed. */
+    update(next: EvaluationInput): Set<string> {
+      const previous = read;
+      const changed = new Set<string>();
+      input = next;
+      read = new Map();
+      for (const key of new Set([...previous.keys(), ...(all ? keysOf(next.snapshot) : [])])) {
+        const old = previous.get(key);
+        let details = evaluate(key);
+        try {
+          if (old && details && jsonEqual(old.value, details.value)) details.value = old.value;
+        } catch {
+          // Nested deeper than the stack: compared as different, which costs one notification.
+        }
+        if (differs(old, details)) changed.add(key);
+        else if (old?.version === details?.version) details = old;
+        read.set(key, details);
+      }
+      return changed;
+    },
+  };
+}
+
+export type FlagValues = ReturnType<typeof createFlagValues>;
 
 // One tag per JSON kind: "[object Null]", "[object Array]", "[object Object]", "[object String]"…
 const kindOf = (value: JsonValue | undefined): string => ({}).toString.call(value);

@@ -62,6 +62,8 @@ describeBrowser('flagplane in Chromium: cross-origin reads and the stream', (sui
     const page = await world.open(context, 'client', { stream: true, poll: 600_000 });
     await page.waitForFunction(() => window.fp.client!.getStatus().connection === 'streaming');
 
+    // The page shows the flag: notifications cover the flags read (docs/client.md, Lazy evaluation).
+    await page.evaluate(() => window.fp.client!.get('probe'));
     const latencies: number[] = [];
     const n = 10;
     for (let i = 1; i <= n; i++) {

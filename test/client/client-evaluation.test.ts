@@ -85,6 +85,8 @@ describe('setContext', () => {
     const { client } = await ready({ context: { userId: 'u1', attributes: { plan: 'free' } } });
     const changes: string[][] = [];
     client.subscribe(({ changed }) => changes.push([...changed]));
+    // Notifications cover the flags read: a flag never read has no value anyone holds.
+    client.getAll();
     client.setContext({ userId: 'u1', attributes: { plan: 'enterprise' } });
     expect(client.get('targeted')).toBe('enterprise');
     expect(changes).toEqual([['targeted']]);

@@ -23,8 +23,9 @@ describe('identify()', () => {
     const { client, plane } = await identityClient({ remoteTraits: false });
     const changes: string[][] = [];
     client.subscribe(({ changed }) => changes.push([...changed]));
+    client.getAll();
     await client.identify('u-1', { plan: 'pro' });
-    expect(client.getContext()).toEqual({ userId: 'u-1', attributes: { plan: 'pro' } });
+    expect(client.getContext()).toEqual({ userId: 'u-1', attributes: { plan: 'pro' }, segmentIds: [] });
     expect(client.get('pro')).toBe('yes');
     expect(changes).toEqual([['pro']]);
     await client.flush();
@@ -52,7 +53,7 @@ describe('identify()', () => {
     await vi.advanceTimersByTimeAsync(0);
     pending['slow-user']!(jsonResponse(200, { userId: 'slow-user', traits: { plan: 'pro' } }));
     await first;
-    expect(client.getContext()).toEqual({ userId: 'current-user', attributes: { plan: 'free' } });
+    expect(client.getContext()).toEqual({ userId: 'current-user', attributes: { plan: 'free' }, segmentIds: [] });
     pending['current-user']!(jsonResponse(200, { userId: 'current-user', traits: { plan: 'team' } }));
     await second;
     expect(client.getContext().attributes).toEqual({ plan: 'free' });

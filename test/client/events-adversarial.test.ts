@@ -545,7 +545,7 @@ describe('identify()', () => {
     pending[1]!(jsonResponse(200, { userId: 'B', traits: { plan: 'pro' } }));
     pending[0]!(jsonResponse(200, { userId: 'A', traits: { plan: 'pro' } }));
     await Promise.all([a1, b, a2]);
-    expect(client.getContext()).toEqual({ userId: 'A', attributes: { plan: 'team' } });
+    expect(client.getContext()).toEqual({ userId: 'A', attributes: { plan: 'team' }, segmentIds: [] });
     expect(client.get('team')).toBe('yes');
     await client.flush();
     expect(plane.events.filter((event) => event.type === 'identify').map((event) => event.userId)).toEqual(['A', 'B', 'A']);
@@ -610,7 +610,7 @@ describe('identify()', () => {
     };
     await expect(client.identify('u-6', traits)).resolves.toBeUndefined();
     expect(errors.map((error) => error.message)).toEqual(['identify needs traits that are a JSON object (no plan)']);
-    expect(client.getContext()).toEqual({});
+    expect(client.getContext()).toStrictEqual({ userId: undefined, attributes: {}, segmentIds: [] });
     await client.flush();
     expect(plane.events.map((event) => event.type)).toEqual(['error']);
     await client.close();

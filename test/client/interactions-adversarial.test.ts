@@ -169,7 +169,7 @@ describe('close() with a catch-up, an overlay and a refresh in flight', () => {
     expect(requests.at(-1)!.signal.aborted).toBe(true);
     expect(sockets.last.closeCalls).toEqual([{ code: 1000, reason: undefined }]);
     expect(client.getStatus()).toMatchObject({ connection: 'stopped', version: 1 });
-    expect(client.getContext()).toEqual({ userId: 'u-1', attributes: { plan: 'pro' } });
+    expect(client.getContext()).toEqual({ userId: 'u-1', attributes: { plan: 'pro' }, segmentIds: [] });
     expect(errors).toEqual([]);
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -283,6 +283,7 @@ describe('refresh() and the platform', () => {
     const server = snapshotServer(snapshotOf(1, { a: 1 }));
     const { client, requests, errors } = harness(server.handler, { pollInterval: 60_000 });
     await client.ready();
+    client.get('a');
     server.publish(snapshotOf(2, { a: 2 }));
     const heard: string[][] = [];
     client.subscribe(({ changed }) => heard.push([...changed]));
@@ -321,6 +322,9 @@ describe('re-entrancy from listeners and onError', () => {
     const { client, errors } = harness(server.handler, { pollInterval: 1000 });
     const log: Array<{ changed: string[]; pro: unknown; b: unknown; all: unknown; status: string }> = [];
     let once = true;
+    // Read before the snapshot arrives: both change when it does.
+    client.get('a');
+    client.get('pro');
     client.subscribe(({ changed }) => {
       log.push({ changed: [...changed].sort(), pro: client.get('pro'), b: client.get('b'), all: client.getAll(), status: client.getStatus().status });
       if (once) {

@@ -3,7 +3,7 @@ import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
 import { bucketFor } from '../../src/evaluation/bucketing';
 import { compareSemver } from '../../src/evaluation/semver';
 import { toEpochMs } from '../../src/evaluation/dates';
-import { evaluateAll } from '../../src/evaluation/flag-values';
+import { createFlagValues } from '../../src/evaluation/flag-values';
 import { checkSnapshot } from '../../src/snapshot/snapshot-parse';
 import type { EvaluationContext } from '../../src/evaluation/evaluation-types';
 import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
@@ -273,7 +273,7 @@ describe('the client buckets by userId, else the anonymous id (test/fixtures/buc
   });
 });
 
-describe('evaluateAll (flag-values.ts) never throws, whatever the snapshot holds', () => {
+describe('the flag values (flag-values.ts) never throw, whatever the snapshot holds', () => {
   const deepSnapshot = (version: number, depth: number): FlagSnapshot => {
     const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
     return JSON.parse(
@@ -291,10 +291,12 @@ describe('evaluateAll (flag-values.ts) never throws, whatever the snapshot holds
   // JSON.parse accepts such a body. protocol.md: evaluation never throws; docs/evaluation.md: "A malformed flag never throws and never affects
   // other flags."
   it('re-evaluating a snapshot with a deeply nested variation does not throw', () => {
-    const first = evaluateAll(deepSnapshot(1, 20_000), {}, 'u', new Map());
-    const second = evaluateAll(deepSnapshot(2, 20_000), {}, 'u', first.flags);
-    expect(second.flags.get('plain')).toMatchObject({ value: true, version: 2 });
-    expect(second.flags.get('deep')).toMatchObject({ reason: 'DEFAULT', version: 2 });
+    const values = createFlagValues({ snapshot: deepSnapshot(1, 20_000), context: {}, bucketingKey: 'u' });
+    values.get('plain');
+    values.get('deep');
+    values.update({ snapshot: deepSnapshot(2, 20_000), context: {}, bucketingKey: 'u' });
+    expect(values.get('plain')).toMatchObject({ value: true, version: 2 });
+    expect(values.get('deep')).toMatchObject({ reason: 'DEFAULT', version: 2 });
   });
 
   it('huge arrays: 100,000 rules, values and slices evaluate normally', () => {
@@ -338,7 +340,7 @@ describe('checkSnapshot (snapshot-parse.ts): the envelope', () => {
   });
 });
 
-describe('a malformed flag costs only itself, through evaluateAll', () => {
+describe('a malformed flag costs only itself, through the flag values', () => {
   it('its details carry PARSE_ERROR with value and variation null; its neighbours, even "__proto__", are served', () => {
     // Built from JSON, so "__proto__" is an own key, as a snapshot body would have it.
     const flags = JSON.parse(
@@ -349,7 +351,7 @@ describe('a malformed flag costs only itself, through evaluateAll', () => {
       }).replace('"proto"', '"__proto__"'),
     ) as Record<string, Flag>;
     const snapshot: FlagSnapshot = { schemaVersion: 1, version: 9, environmentId: 'e', flags };
-    const { flags: out } = evaluateAll(snapshot, {}, 'u', new Map());
+    const out = createFlagValues({ snapshot, context: {}, bucketingKey: 'u' });
     expect(out.get('broken')).toEqual({ key: 'broken', value: null, reason: 'ERROR', variation: null, version: 9, errorCode: 'PARSE_ERROR' });
     expect(out.get('offBroken')).toMatchObject({ reason: 'DISABLED', value: 'off', variation: 3 });
     expect(out.get('__proto__')).toMatchObject({ reason: 'DEFAULT', value: 'fallthrough' });

@@ -307,6 +307,7 @@ describe('the client: close() from inside a stream-driven callback', () => {
   it('from a listener hearing the refetched snapshot of a snapshot.updated: nothing is left', async () => {
     const h = streamingClient();
     await connectClient(h);
+    h.client.get('a');
     h.client.subscribe(({ changed }) => {
       if (changed.size > 0) void h.client.close();
     });
