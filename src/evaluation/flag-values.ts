@@ -83,8 +83,8 @@ export function createFlagValues(input: EvaluationInput) {
 
 export type FlagValues = ReturnType<typeof createFlagValues>;
 
-// One tag per JSON kind: "[object Null]", "[object Array]", "[object Object]", "[object String]"…
-const kindOf = (value: JsonValue | undefined): string => ({}).toString.call(value);
+// One tag per JSON kind: 'object' is split into null, arrays and objects.
+const kindOf = (value: JsonValue | undefined): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /**
  * The read path: the evaluated flag, else the fallback with an `ERROR` reason. When a

@@ -163,16 +163,19 @@ export function createEventSender(options: EventSenderOptions) {
      * nothing about the flags. Throws for a value JSON cannot hold.
      */
     track(details: EvaluationDetails, userId: string): void {
+      const { key, reason, value, version, errorCode } = details;
+      // An unknown key's details are new at every read: remembering them would only grow `served`.
+      if (errorCode === 'FLAG_NOT_FOUND') {
+        if (isId(key) && isNew(unknownKeys, key)) push({ type: 'unregistered_flag', key });
+        return;
+      }
       if (served.get(details) === userId) return;
       served.set(details, userId);
-      const { key, reason, value, version, errorCode } = details;
       // Only what the events route takes: one event it refuses would cost its whole batch.
       if (!isId(key)) return;
       // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
       if (combinations.size >= MAX_COMBINATIONS) combinations.clear();
-      if (errorCode === 'FLAG_NOT_FOUND') {
-        if (isNew(unknownKeys, key)) push({ type: 'unregistered_flag', key });
-      } else if (version !== null && isNew(combinations, JSON.stringify([key, userId, value]))) {
+      if (version !== null && isNew(combinations, JSON.stringify([key, userId, value]))) {
         push({ type: 'evaluation', key, reason, value: value ?? null, userId: isId(userId) ? userId : undefined });
       }
     },
