@@ -3,7 +3,8 @@
 // source, then runs the CLI in this process, with the arguments given to npm start.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -26,7 +27,10 @@ const builtAt = Math.min(...outputs.map((file) => newest(file)));
 if (builtAt === 0 || sources.some((source) => newest(join(root, source)) > builtAt)) {
   const started = Date.now();
   process.stdout.write('building the reference server and its console… ');
-  const build = spawnSync(process.execPath, [join(root, 'node_modules/tsup/dist/cli-default.js'), '--silent'], {
+  // tsup's command as its package.json names it, not a path inside its dist/.
+  const manifest = createRequire(import.meta.url).resolve('tsup/package.json');
+  const { bin } = createRequire(import.meta.url)(manifest);
+  const build = spawnSync(process.execPath, [join(dirname(manifest), bin.tsup), '--silent'], {
     cwd: root,
     env: { ...process.env, FLAGPLANE_BUILD: 'js' },
     stdio: ['ignore', 'ignore', 'inherit'],
