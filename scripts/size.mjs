@@ -36,7 +36,7 @@ console.log(client, FlagsProvider, useFlag);`,
 const STUBS = {
   'events and identity': {
     'src/client.ts': [
-      [/\n  const events =[^;]*?\n        \}\);\n/, '\n'],
+      [/\n  const events =[^;]*?\n        \);\n/, '\n'],
       [/\n  let sessionTraits = .*;\n/, '\n'],
       [/\n  \/\*\* Identified while offline[^\n]*\n  let overlayDue[^\n]*\n/, '\n'],
       [/\n        if \(overlayDue\) void fetchOverlay\(overlayDue\);\n        overlayDue = undefined;\n/, '\n'],
@@ -44,7 +44,7 @@ const STUBS = {
       ['context.userId ?? anonymousId', 'context.userId'],
       ['\n    events?.error(error);\n', '\n'],
       [/\n      case 'version_skew':\n.*\n/, '\n'],
-      [/\n    try \{\n      events\?\.track[\s\S]*?\n    \}\n/, '\n'],
+      [/\n    if \(!silent\) \{\n      try \{[\s\S]*?\n    \}\n    return result;/, '\n    return result;'],
       [/\n  if \(!options\.anonymousId\) \{[\s\S]*?\n  \}\n/, '\n'],
       [/\n  const fetchOverlay = [\s\S]*?\n  \);\n/, '\n'],
       [/\n      sessionTraits = .*;\n/, '\n'],
@@ -179,13 +179,13 @@ for (const [name, table] of Object.entries(EVENTS_BREAKDOWN)) eventsBreakdown[na
  * docs/size.md explains every row where the two differ; a budget only moves with a line there.
  */
 const rows = [
-  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 9520 },
-  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 10490 },
+  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 9630 },
+  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 10600 },
   { name: 'the stream adds (issue 5)', bytes: stream.gzip - core.gzip, target: 1000, budget: 1000 },
-  { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1680 },
+  { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1730 },
   { name: 'React adds: FlagsProvider + useFlag, react external (issue 8)', bytes: react.gzip - core.gzip, target: 800, budget: 800 },
-  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 7180 },
-  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5660 },
+  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 7240 },
+  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5720 },
 ];
 
 let failed = false;

@@ -22,16 +22,27 @@ export interface EvaluationInput {
 }
 
 /**
+ * A flag read under the current input: its details (`undefined` for a flag the snapshot
+ * lacks), and room for the event sender to note who it was last reported for (see
+ * `ServedMark` in event-sender.ts), so that a read already reported costs no second lookup.
+ */
+export interface ReadEntry {
+  details: EvaluationDetails | undefined;
+  servedTo?: string;
+  window?: number;
+}
+
+/**
  * The flag values a client serves, evaluated lazily: a flag is evaluated the first time it
  * is read under the current input, and kept until the input changes. A change re-evaluates
  * only the flags read so far (every flag once `readAll` was called), which is what its
  * change set covers: a flag never read has no value anyone holds, so there is nothing to
  * tell. A value deep-equal to the one before keeps the previous object, and an unchanged
- * outcome its details object, so readers comparing with `Object.is` see no change.
+ * outcome its details object (and entry), so readers comparing with `Object.is` see no change.
  */
 export function createFlagValues(input: EvaluationInput) {
-  /** Every key read under the current input: its details, `undefined` for a flag the snapshot lacks. */
-  let read = new Map<string, EvaluationDetails | undefined>();
+  /** Every key read under the current input. */
+  let read = new Map<string, ReadEntry>();
   let all = false;
   const keysOf = (snapshot: FlagSnapshot | null) => Object.keys(snapshot?.flags ?? {});
 
@@ -45,14 +56,15 @@ export function createFlagValues(input: EvaluationInput) {
     return { key, value: null, reason: 'ERROR', variation: null, ...outcome, version: snapshot.version };
   };
 
+  /** The entry of `key` under the current input, evaluated on its first read. */
+  const entry = (key: string): ReadEntry => {
+    let found = read.get(key);
+    if (!found) read.set(key, (found = { details: evaluate(key) }));
+    return found;
+  };
+
   return {
-    /** The details of `key` under the current input; `undefined` when the snapshot has no such flag. */
-    get(key: string): EvaluationDetails | undefined {
-      const known = read.get(key);
-      if (known || read.has(key)) return known;
-      read.set(key, evaluate(key));
-      return read.get(key);
-    },
+    entry,
     /** Every flag key of the snapshot, each counted as read from now on. */
     readAll(): string[] {
       all = true;
@@ -65,16 +77,18 @@ export function createFlagValues(input: EvaluationInput) {
       input = next;
       read = new Map();
       for (const key of new Set([...previous.keys(), ...(all ? keysOf(next.snapshot) : [])])) {
-        const old = previous.get(key);
-        let details = evaluate(key);
+        const before = previous.get(key);
+        const old = before?.details;
+        const details = evaluate(key);
         try {
           if (old && details && jsonEqual(old.value, details.value)) details.value = old.value;
         } catch {
           // Nested deeper than the stack: compared as different, which costs one notification.
         }
-        if (differs(old, details)) changed.add(key);
-        else if (old?.version === details?.version) details = old;
-        read.set(key, details);
+        const same = !differs(old, details);
+        if (!same) changed.add(key);
+        // Unchanged (the same outcome of the same version): the entry stays, with its mark.
+        read.set(key, same && old?.version === details?.version ? before! : { details });
       }
       return changed;
     },
@@ -98,12 +112,25 @@ export function resolveRead<T extends JsonValue | undefined>(
   source: Pick<FlagSnapshot, 'version'> | EvaluationDetails | null,
   fallback: T,
 ): EvaluationDetails<JsonValue | T> {
-  const errorCode = !source
-    ? 'PROVIDER_NOT_READY'
-    : !evaluated
-      ? 'FLAG_NOT_FOUND'
-      : (evaluated.errorCode ?? (fallback !== undefined && kindOf(evaluated.value) !== kindOf(fallback) ? 'TYPE_MISMATCH' : undefined));
-  return errorCode
-    ? { key, value: fallback, reason: 'ERROR', variation: null, version: source?.version ?? null, errorCode }
-    : evaluated!;
+  // The usual read first: kept small, this function is inlined into the caller's loop.
+  return evaluated && !evaluated.errorCode && (fallback === undefined || kindOf(evaluated.value) === kindOf(fallback))
+    ? evaluated
+    : misread(key, evaluated, source, fallback);
+}
+
+function misread<T extends JsonValue | undefined>(
+  key: string,
+  evaluated: EvaluationDetails | undefined,
+  source: Pick<FlagSnapshot, 'version'> | EvaluationDetails | null,
+  fallback: T,
+): EvaluationDetails<JsonValue | T> {
+  // Past the usual read, `evaluated` without an errorCode is of another type than the fallback.
+  return {
+    key,
+    value: fallback,
+    reason: 'ERROR',
+    variation: null,
+    version: source?.version ?? null,
+    errorCode: !source ? 'PROVIDER_NOT_READY' : !evaluated ? 'FLAG_NOT_FOUND' : (evaluated.errorCode ?? 'TYPE_MISMATCH'),
+  };
 }

@@ -50,9 +50,11 @@ export function createEventSender(options: EventSenderOptions) {
   const loops = new Set<Promise<void>>();
   /** `close()`'s last flush: once it started, nothing more is buffered or sent, and no timer armed. */
   let closing: Promise<void> | undefined;
-  // Read tracking. Fast path: a flag whose outcome did not change keeps its details object,
-  // so a read already seen for this user in this window costs one lookup, not a JSON key.
-  let served = new WeakMap<EvaluationDetails, string>();
+  // Read tracking. Fast path: a flag whose outcome did not change keeps its details object
+  // and the mark beside it, so a read already reported to this user in this window costs two
+  // comparisons, not a JSON key.
+  /** Counts flush windows: a mark from an earlier one no longer counts. */
+  let window = 0;
   const combinations = new Set<string>();
   const unknownKeys = new Set<string>();
 
@@ -82,7 +84,7 @@ export function createEventSender(options: EventSenderOptions) {
    */
   async function sendAll(keepalive?: boolean): Promise<void> {
     // A new flush window: combinations may be reported again.
-    served = new WeakMap();
+    window++;
     combinations.clear();
     setTimer(0); // clears it
     running++;
@@ -150,6 +152,27 @@ export function createEventSender(options: EventSenderOptions) {
     } else void flush();
   }
 
+  /** What `track` does with a read not yet reported to this user in this window. */
+  function reportRead(details: EvaluationDetails, userId: string, mark?: ServedMark): void {
+    if (mark) {
+      mark.servedTo = userId;
+      mark.window = window;
+    }
+    const { key, reason, value, version, errorCode } = details;
+    // An unknown key's details are new at every read: remembering them would only grow `served`.
+    if (errorCode === 'FLAG_NOT_FOUND') {
+      if (isId(key) && isNew(unknownKeys, key)) push({ type: 'unregistered_flag', key });
+      return;
+    }
+    // Only what the events route takes: one event it refuses would cost its whole batch.
+    if (!isId(key) || version === null) return;
+    // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
+    if (combinations.size >= MAX_COMBINATIONS) combinations.clear();
+    if (isNew(combinations, JSON.stringify([key, userId, value]))) {
+      push({ type: 'evaluation', key, reason, value: value ?? null, userId: isId(userId) ? userId : undefined });
+    }
+  }
+
   // Both halves may fire for one unload: a second flush finds the buffer empty.
   const stopPageHide = onPageHide(() => flush(true));
 
@@ -160,24 +183,11 @@ export function createEventSender(options: EventSenderOptions) {
      * `evaluation` event the first time a (key, value, user) is served in a flush window,
      * an `unregistered_flag` event the first time an unknown key is read. Reads without a
      * snapshot version (before any snapshot, local overrides) are not reported: they say
-     * nothing about the flags. Throws for a value JSON cannot hold.
+     * nothing about the flags. Throws for a value JSON cannot hold. `mark`, which the reader
+     * keeps beside `details` (and only beside them), notes who they were reported for.
      */
-    track(details: EvaluationDetails, userId: string): void {
-      const { key, reason, value, version, errorCode } = details;
-      // An unknown key's details are new at every read: remembering them would only grow `served`.
-      if (errorCode === 'FLAG_NOT_FOUND') {
-        if (isId(key) && isNew(unknownKeys, key)) push({ type: 'unregistered_flag', key });
-        return;
-      }
-      if (served.get(details) === userId) return;
-      served.set(details, userId);
-      // Only what the events route takes: one event it refuses would cost its whole batch.
-      if (!isId(key)) return;
-      // Bounded even when nothing flushes (flushInterval 0): at worst a combination is reported twice.
-      if (combinations.size >= MAX_COMBINATIONS) combinations.clear();
-      if (version !== null && isNew(combinations, JSON.stringify([key, userId, value]))) {
-        push({ type: 'evaluation', key, reason, value: value ?? null, userId: isId(userId) ? userId : undefined });
-      }
+    track(details: EvaluationDetails, userId: string, mark?: ServedMark): void {
+      if (!(mark && mark.servedTo === userId && mark.window === window)) reportRead(details, userId, mark);
     },
     /** Buffers the `error` event of an error reported through `onError`, without the SDK key. */
     error(error: FlagplaneError): void {
@@ -197,3 +207,9 @@ export function createEventSender(options: EventSenderOptions) {
 }
 
 export type EventSender = ReturnType<typeof createEventSender>;
+
+/** Who a read's details were last reported for, kept by the reader beside the details. */
+export interface ServedMark {
+  servedTo?: string;
+  window?: number;
+}

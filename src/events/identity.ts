@@ -12,7 +12,7 @@ export type Traits = Record<string, JsonValue>;
  * Returns the function that fetches a user's trait overlay (the `{ userId, traits }` answer
  * of protocol.md §4) and hands its traits to `apply`: a new request aborts the previous
  * one, and an answer is applied or reported only while `currentUser()` is still the user
- * it was asked for. `http.abortAll()` aborts the one in flight.
+ * it was asked for. `http.abort()` aborts the one in flight.
  */
 export function createOverlayFetcher(
   http: HttpClient,
@@ -22,7 +22,7 @@ export function createOverlayFetcher(
 ) {
   let controller: AbortController | undefined;
   return async (userId: string): Promise<void> => {
-    controller?.abort();
+    if (controller) http.abort(controller);
     const outcome = await http.send(ROUTE, { query: `?userId=${encodeURIComponent(userId)}` }, (controller = new AbortController()));
     // A slow overlay for a user who has since identified as someone else is discarded.
     if (outcome.kind === 'aborted' || currentUser() !== userId) return;

@@ -91,7 +91,7 @@ function scriptedSender(answer: (body: string) => SendOutcome | Promise<SendOutc
         if (outcome.kind === 'response' && outcome.status === 202) sent.push(...(JSON.parse(request!.body!) as { events: DiagnosticEvent[] }).events);
         return outcome;
       },
-      abortAll: () => undefined,
+      abort: () => undefined,
     },
     scheduler: { setTimeout: () => 1, clearTimeout: () => undefined, now: () => 0, random: () => 0 },
     report: (error) => errors.push(error),

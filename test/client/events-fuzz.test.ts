@@ -196,7 +196,7 @@ async function run({ seed, steps }: RunOptions): Promise<{ stats: Record<string,
       check(route === EVENTS_ROUTE, `request to ${route}`);
       return new Promise<SendOutcome>((answer) => newRequests.push({ request: request!, answer }));
     },
-    abortAll: () => fail('the sender aborted requests (it has its own HTTP client, nobody aborts it)'),
+    abort: () => fail('the sender aborted requests (it has its own HTTP client, nobody aborts it)'),
   };
   const sender = createEventSender({ sdkKey: 'sdk-key', http, scheduler, flushAt, flushInterval, report: (error) => reports.push(error) });
 
@@ -698,7 +698,7 @@ function heldSender(flushInterval = 0) {
           const events = (JSON.parse(request!.body!) as { events: DiagnosticEvent[] }).events;
           sent.push({ seqs: events.map(seqOf), keepalive: Boolean(request!.keepalive), answer });
         }),
-      abortAll: () => undefined,
+      abort: () => undefined,
     },
   });
   const settle = () => new Promise<void>((resolve) => setImmediate(resolve));

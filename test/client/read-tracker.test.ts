@@ -28,7 +28,7 @@ function tracker() {
         events.push(...(JSON.parse(request!.body!) as { events: DiagnosticEvent[] }).events);
         return { kind: 'response', status: 202, body: '', header: () => null };
       },
-      abortAll: () => undefined,
+      abort: () => undefined,
     },
     scheduler: { setTimeout: () => 1, clearTimeout: () => undefined, now: () => 0, random: () => 0 },
     report: (error) => errors.push(error),

@@ -292,11 +292,11 @@ describe('the flag values (flag-values.ts) never throw, whatever the snapshot ho
   // other flags."
   it('re-evaluating a snapshot with a deeply nested variation does not throw', () => {
     const values = createFlagValues({ snapshot: deepSnapshot(1, 20_000), context: {}, bucketingKey: 'u' });
-    values.get('plain');
-    values.get('deep');
+    values.entry('plain').details;
+    values.entry('deep').details;
     values.update({ snapshot: deepSnapshot(2, 20_000), context: {}, bucketingKey: 'u' });
-    expect(values.get('plain')).toMatchObject({ value: true, version: 2 });
-    expect(values.get('deep')).toMatchObject({ reason: 'DEFAULT', version: 2 });
+    expect(values.entry('plain').details).toMatchObject({ value: true, version: 2 });
+    expect(values.entry('deep').details).toMatchObject({ reason: 'DEFAULT', version: 2 });
   });
 
   it('huge arrays: 100,000 rules, values and slices evaluate normally', () => {
@@ -352,8 +352,8 @@ describe('a malformed flag costs only itself, through the flag values', () => {
     ) as Record<string, Flag>;
     const snapshot: FlagSnapshot = { schemaVersion: 1, version: 9, environmentId: 'e', flags };
     const out = createFlagValues({ snapshot, context: {}, bucketingKey: 'u' });
-    expect(out.get('broken')).toEqual({ key: 'broken', value: null, reason: 'ERROR', variation: null, version: 9, errorCode: 'PARSE_ERROR' });
-    expect(out.get('offBroken')).toMatchObject({ reason: 'DISABLED', value: 'off', variation: 3 });
-    expect(out.get('__proto__')).toMatchObject({ reason: 'DEFAULT', value: 'fallthrough' });
+    expect(out.entry('broken').details).toEqual({ key: 'broken', value: null, reason: 'ERROR', variation: null, version: 9, errorCode: 'PARSE_ERROR' });
+    expect(out.entry('offBroken').details).toMatchObject({ reason: 'DISABLED', value: 'off', variation: 3 });
+    expect(out.entry('__proto__').details).toMatchObject({ reason: 'DEFAULT', value: 'fallthrough' });
   });
 });
