@@ -306,6 +306,71 @@ async function reads({ createClient }) {
   ];
 }
 
+/**
+ * 6. Per-request evaluation: one client holding 1,000 five-rule flags (events on), a view per
+ * request with a context never seen before, five flags read, against evaluateFlag on the same
+ * five flags and contexts. Then the heap a view holds after those reads.
+ */
+async function forContext({ createClient, evaluateFlag }) {
+  const client = createClient(clientOptions(makeRuleSnapshot(), {}));
+  await client.ready();
+  if (typeof client.forContext !== 'function') throw new Error('the client has no forContext');
+  const flags = Array.from({ length: RULE_FLAGS }, (_, i) => makeFlag(i));
+  const pool = Array.from({ length: RULE_FLAGS }, (_, i) => makeContext(i, true));
+  const REQUESTS = 2_000;
+  const READ_KEYS = 5;
+  let offset = 0;
+  const batch = () => Array.from({ length: REQUESTS }, (_, i) => fresh(pool[(offset++ * 7 + i) % RULE_FLAGS]));
+  const samples = await interleave({
+    view: () => {
+      const contexts = batch();
+      let sink = 0;
+      const start = now();
+      for (let i = 0; i < REQUESTS; i++) {
+        const view = client.forContext(contexts[i]);
+        for (let k = 0; k < READ_KEYS; k++) if (view.get(ruleKeys[(i + k * 100) % RULE_FLAGS], 'control') === 'control') sink++;
+      }
+      const us = (now() - start) / REQUESTS / 1000;
+      return sink < 0 ? 0 : us;
+    },
+    evaluate: () => {
+      const contexts = batch();
+      let sink = 0;
+      const start = now();
+      for (let i = 0; i < REQUESTS; i++) {
+        for (let k = 0; k < READ_KEYS; k++) {
+          if (evaluateFlag(flags[(i + k * 100) % RULE_FLAGS], contexts[i], contexts[i].userId).kind === 'served') sink++;
+        }
+      }
+      const us = (now() - start) / REQUESTS / 1000;
+      return sink < 0 ? 0 : us;
+    },
+  });
+  const VIEWS = 5_000;
+  const contexts = Array.from({ length: VIEWS }, (_, i) => fresh(pool[i % RULE_FLAGS]));
+  const before = await settle();
+  let views = contexts.map((context, i) => {
+    const view = client.forContext(context);
+    for (let k = 0; k < READ_KEYS; k++) view.get(ruleKeys[(i + k * 100) % RULE_FLAGS], 'control');
+    return view;
+  });
+  const held = await settle();
+  const perView = (held - before) / VIEWS;
+  views = null;
+  await closeAll([client]);
+  const view = median(samples.view);
+  const evaluate = median(samples.evaluate);
+  return [
+    {
+      name: 'forContext: a view, 5 of 1,000 flags read',
+      value: `${fmt(view)} µs`,
+      baseline: `${fmt(evaluate)} µs (evaluateFlag × 5)`,
+      ratio: view / evaluate,
+    },
+    { name: '  heap per view after those reads', value: `${fmt(perView / 1024)} KB`, baseline: '' },
+  ];
+}
+
 /** 4. First evaluation of a five-rule flag: evaluateFlag, and a fresh client's first reads. */
 async function firstEvaluation({ createClient, evaluateFlag }) {
   const flags = Array.from({ length: RULE_FLAGS }, (_, i) => makeFlag(i));
@@ -451,7 +516,7 @@ async function main() {
   await preflight(sdk);
   console.log('');
   console.log(`${'measure'.padEnd(44)} ${'flagplane'.padEnd(26)} ${'baseline'.padEnd(32)} ${'×base'.padStart(6)}  ${'target'.padEnd(24)} verdict`);
-  const all = [initToReady, heap, reads, firstEvaluation, setContext];
+  const all = [initToReady, heap, reads, firstEvaluation, setContext, forContext];
   // `node scripts/bench.mjs heap reads` runs only the sections named.
   const sections = process.argv.length > 2 ? all.filter((section) => process.argv.includes(section.name)) : all;
   for (const section of sections) {

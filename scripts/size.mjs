@@ -41,7 +41,7 @@ const STUBS = {
       [/\n  \/\*\* Identified while offline[^\n]*\n  let overlayDue[^\n]*\n/, '\n'],
       [/\n        if \(overlayDue\) void fetchOverlay\(overlayDue\);\n        overlayDue = undefined;\n/, '\n'],
       [/\n  let anonymousId = .*;\n/, '\n'],
-      ['context.userId ?? anonymousId', 'context.userId'],
+      ['reader.userId ?? anonymousId', 'reader.userId'],
       ['\n    events?.error(error);\n', '\n'],
       [/\n      case 'version_skew':\n.*\n/, '\n'],
       [/\n    if \(!silent\) \{\n      try \{[\s\S]*?\n    \}\n    return result;/, '\n    return result;'],
@@ -179,13 +179,13 @@ for (const [name, table] of Object.entries(EVENTS_BREAKDOWN)) eventsBreakdown[na
  * docs/size.md explains every row where the two differ; a budget only moves with a line there.
  */
 const rows = [
-  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 9630 },
-  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 10600 },
+  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 9900 },
+  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 10870 },
   { name: 'the stream adds (issue 5)', bytes: stream.gzip - core.gzip, target: 1000, budget: 1000 },
   { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1730 },
   { name: 'React adds: FlagsProvider + useFlag, react external (issue 8)', bytes: react.gzip - core.gzip, target: 800, budget: 800 },
-  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 7240 },
-  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5720 },
+  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 7500 },
+  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 5990 },
 ];
 
 let failed = false;

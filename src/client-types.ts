@@ -10,16 +10,14 @@ export interface ChangeEvent {
   status: ClientStatus;
 }
 
-/** A feature-flag client. Every read answers at once and never throws. */
-export interface FlagsClient<D extends FlagDefaults = FlagDefaults> {
+/**
+ * Flag reads for one context. A client is one (for its own context); `forContext` makes
+ * others. Every read answers at once and never throws.
+ */
+export interface FlagsView<D extends FlagDefaults = FlagDefaults> {
   /**
-   * Resolves on the first snapshot (network, cache, bootstrap or another tab), at `readyTimeout`, or at
-   * `close()`, whichever comes first. Never rejects.
-   */
-  ready(): Promise<ReadyResult>;
-  /**
-   * The flag's value for the current context; else `fallback`, else the configured
-   * default. A served value of another JSON type than the fallback yields the fallback.
+   * The flag's value for the context; else `fallback`, else the configured default. A
+   * served value of another JSON type than the fallback yields the fallback.
    */
   get<K extends keyof D & string>(key: K, fallback?: D[K]): D[K];
   get<T extends JsonValue>(key: string, fallback: T): T;
@@ -31,8 +29,27 @@ export interface FlagsClient<D extends FlagDefaults = FlagDefaults> {
   getDetails<K extends keyof D & string>(key: K, fallback?: D[K]): EvaluationDetails<D[K]>;
   getDetails<T extends JsonValue>(key: string, fallback: T): EvaluationDetails<T>;
   getDetails(key: string): EvaluationDetails<JsonValue | undefined>;
-  /** The evaluation context in use. */
+  /** Every flag's value, over the configured defaults. A stable object until something changes. */
+  getAll(): Readonly<Record<string, JsonValue>>;
+  /** The evaluation context the reads use. */
   getContext(): EvaluationContext;
+}
+
+/** A feature-flag client. Every read answers at once and never throws. */
+export interface FlagsClient<D extends FlagDefaults = FlagDefaults> extends FlagsView<D> {
+  /**
+   * Resolves on the first snapshot (network, cache, bootstrap or another tab), at `readyTimeout`, or at
+   * `close()`, whichever comes first. Never rejects.
+   */
+  ready(): Promise<ReadyResult>;
+  /**
+   * The flags evaluated for `context`, leaving the client's own context alone: a server
+   * rendering for many users keeps one client and makes a view per request. The view reads
+   * the snapshot and overrides the client holds when it is made (one request, one version),
+   * evaluates each flag on its first read, and reports its reads for `context.userId` (else
+   * the client's anonymous id, which is also what buckets the rollouts then).
+   */
+  forContext(context: EvaluationContext): FlagsView<D>;
   /** Replaces the evaluation context; listeners hear only of the flags whose value changed. */
   setContext(context: EvaluationContext): void;
   /**
@@ -40,8 +57,6 @@ export interface FlagsClient<D extends FlagDefaults = FlagDefaults> {
    * is reported with reason `OVERRIDE`. `setOverrides({})` clears them.
    */
   setOverrides(values: Record<string, JsonValue>): void;
-  /** Every flag's value, over the configured defaults. A stable object until something changes. */
-  getAll(): Readonly<Record<string, JsonValue>>;
   /** Readiness, connection, source, version and last error. A stable object until one changes. */
   getStatus(): ClientStatus;
   /**

@@ -9,7 +9,7 @@ import { createOverlayFetcher, type Traits } from './events/identity';
 import { isId, isRecord, isString } from './evaluation/guards';
 import { createTabSync, watchPageExit } from './platform/index';
 import { watchActivity } from './platform/activity';
-import { createFlagValues, resolveRead } from './evaluation/flag-values';
+import { createFlagValues, resolveRead, type FlagValues } from './evaluation/flag-values';
 import { fingerprint } from './shared/fingerprint';
 import { createHttpClient } from './http/http-client';
 import { resolveOptions, type ClientOptions, type FlagDefaults } from './options';
@@ -70,13 +70,13 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
         );
   const storage = options.cache ?? (options.persist === false ? undefined : browserStorage());
   let anonymousId = options.anonymousId || generateId(scheduler.random);
-  const bucketingKey = () => context.userId ?? anonymousId;
+  const bucketingKeyOf = (reader: EvaluationContext) => reader.userId ?? anonymousId;
+  const bucketingKey = () => bucketingKeyOf(context);
   const keyFingerprint = fingerprint(config.sdkKey);
   const storageKey = config.storageKey ?? `flagplane:snapshot:${keyFingerprint}`;
 
   let state: MachineState = initialState();
   const flags = createFlagValues({ snapshot: null, context, bucketingKey: bucketingKey() });
-  let allValues: Record<string, JsonValue> | null = null;
   let snapshotController: AbortController | undefined;
   // The latest snapshot fetch, settled once its outcome is dispatched.
   let fetching = Promise.resolve();
@@ -158,7 +158,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
 
   /** Tells the listeners what changed; `getAll()` builds a new object only if a flag did. */
   function notify(changed: ReadonlySet<string>, statusChanged?: boolean): void {
-    if (changed.size > 0) allValues = null;
+    if (changed.size > 0) own.changed();
     if (changed.size > 0 || statusChanged) listeners.emit({ changed, status: state.status });
   }
 
@@ -189,23 +189,58 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     }
   }
 
-  /** The read path; `silent` reads report no event (`getAll`). */
-  function details(key: string, fallback: JsonValue | undefined, silent?: boolean): EvaluationDetails<JsonValue | undefined> {
-    const override = overrides.size ? overrides.get(key) : undefined;
+  /**
+   * The read path over `values` (the client's own, or a view's) with the overrides and the
+   * snapshot they serve, reported for `user`; `silent` reads report no event (`getAll`).
+   */
+  function read(
+    values: FlagValues,
+    served: Overrides,
+    snapshot: FlagSnapshot | null,
+    user: string,
+    key: string,
+    fallback: JsonValue | undefined,
+    silent?: boolean,
+  ): EvaluationDetails<JsonValue | undefined> {
+    const override = served.size ? served.get(key) : undefined;
     // One lookup finds the details and the event sender's mark.
-    const entry = override ? undefined : flags.entry(key);
+    const entry = override ? undefined : values.entry(key);
     // An override is served like a flag: of another JSON type than the fallback, it is not.
-    const result = resolveRead(key, override ?? entry!.details, override ?? state.snapshot, fallback === undefined ? defaults[key] : fallback);
+    const result = resolveRead(key, override ?? entry!.details, override ?? snapshot, fallback === undefined ? defaults[key] : fallback);
     if (!silent) {
       try {
         // The mark belongs to the served details only: a fallback served instead has none.
-        events?.track(result as EvaluationDetails, bucketingKey(), result === entry?.details ? entry : undefined);
+        events?.track(result as EvaluationDetails, user, result === entry?.details ? entry : undefined);
       } catch {
         // A read never throws, not even for a key that is not a string.
       }
     }
     return result;
   }
+
+  /** A reader's `get`, `getDetails` and `getAll` over `details`; `getAll` is kept until `changed()` says otherwise. */
+  const readsOf = (
+    details: (key: string, fallback: JsonValue | undefined, silent?: boolean) => EvaluationDetails<JsonValue | undefined>,
+    keys: () => Iterable<string>,
+  ) => {
+    let all: Record<string, JsonValue> | null = null;
+    return {
+      get: ((key: string, fallback?: JsonValue) => details(key, fallback).value) as FlagsClient['get'],
+      getDetails: ((key: string, fallback?: JsonValue) => details(key, fallback)) as FlagsClient['getDetails'],
+      getAll: () =>
+        // Built from entries: a flag named `__proto__` stays a key, never the prototype.
+        (all ??= Object.fromEntries(
+          [...new Set([...Object.keys(defaults), ...keys()])]
+            .map((key) => [key, details(key, undefined, true).value])
+            .filter(([, value]) => value !== undefined),
+        )),
+      changed: () => void (all = null),
+    };
+  };
+  const own = readsOf(
+    (key, fallback, silent) => read(flags, overrides, state.snapshot, bucketingKey(), key, fallback, silent),
+    () => [...flags.readAll(), ...overrides.keys()],
+  );
 
   /** A snapshot from elsewhere than the network, or the failure to read one. */
   const offer = (
@@ -256,15 +291,21 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
 
   const client: FlagsClient<FlagDefaults> = {
     ready: () => readyPromise,
-    get: ((key: string, fallback?: JsonValue) => details(key, fallback).value) as FlagsClient['get'],
-    getDetails: ((key: string, fallback?: JsonValue) => details(key, fallback)) as FlagsClient['getDetails'],
-    getAll() {
-      // Built from entries: a flag named `__proto__` stays a key, never the prototype.
-      return (allValues ??= Object.fromEntries(
-        [...new Set([...Object.keys(defaults), ...flags.readAll(), ...overrides.keys()])]
-          .map((key) => [key, details(key, undefined, true).value])
-          .filter(([, value]) => value !== undefined),
-      ));
+    get: own.get,
+    getDetails: own.getDetails,
+    getAll: own.getAll,
+    forContext(viewContext) {
+      // What the client holds now: a request renders from one snapshot, whatever lands meanwhile.
+      const { snapshot } = state;
+      const served = overrides;
+      const context = viewContext ?? noContext();
+      const user = bucketingKeyOf(context);
+      const values = createFlagValues({ snapshot, context, bucketingKey: user });
+      const view = readsOf(
+        (key, fallback, silent) => read(values, served, snapshot, user, key, fallback, silent),
+        () => [...values.readAll(), ...served.keys()],
+      );
+      return { get: view.get, getDetails: view.getDetails, getAll: view.getAll, getContext: () => context };
     },
     getStatus: () => state.status,
     getContext: () => context,

@@ -74,6 +74,13 @@ export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   onlineSource?: OnlineSource;
   /** Share accepted snapshots with other tabs of the same origin (BroadcastChannel). @default true */
   syncTabs?: boolean;
+  /**
+   * Let a `svc_sdk_server_` key run where a `document` exists. Without it that is a
+   * `ConfigError`: a server key is served the server-only flags, which a page would hand to
+   * every visitor. Only for pages no visitor can read, such as an Electron renderer.
+   * @default false
+   */
+  allowServerKeyInPage?: boolean;
 }
 
 /** Defaults of the numeric options; each must be a finite number >= 0. */
@@ -151,6 +158,10 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
     }
   }
   if (resolved.streamUrl && !resolved.streamTransport) throw new ConfigError('streamUrl needs streamTransport');
+  // A server key is served the server-only flags too: in a page, any visitor could read them.
+  if ((resolved.sdkKey as string).startsWith('svc_sdk_server_') && (globalThis as { document?: unknown }).document && !resolved.allowServerKeyInPage) {
+    throw new ConfigError('a server key in a page shows server-only flags to every visitor: use a client key (or allowServerKeyInPage)');
+  }
   for (const name in DEFAULTS) {
     const fallback = DEFAULTS[name as keyof typeof DEFAULTS];
     const value = resolved[name];
