@@ -7,6 +7,14 @@ const declarations = process.env.FLAGPLANE_BUILD !== 'js';
 // One entry per public subpath (STYLE.md): an app pays only for what it imports. The core's
 // entries and the adapters built on it share chunks, so `instanceof FlagplaneError` (and
 // `StreamError`) holds across subpaths — `adapters/ws` included, with `ws` left external.
+// The bindings and the providers import the core as the package itself, so an app holds one copy.
+const coreAsPackage = {
+  name: 'core-as-package',
+  setup(build: { onResolve: (options: { filter: RegExp }, resolve: () => { path: string; external: boolean }) => void }) {
+    build.onResolve({ filter: /^\.\.\/src\/index$/ }, () => ({ path: 'flagplane', external: true }));
+  },
+};
+
 export default defineConfig([
   {
     entry: {
@@ -49,7 +57,9 @@ export default defineConfig([
     external: ['ws'],
   },
   {
-    entry: { 'react/index': 'react/index.ts' },
+    // The React bindings, and the OpenFeature providers (docs/openfeature.md), which load only
+    // @openfeature/core at run time (the web and server SDKs are imported for their types).
+    entry: { 'react/index': 'react/index.ts', 'openfeature/index': 'openfeature/index.ts' },
     format: ['esm', 'cjs'],
     dts: declarations,
     target: 'es2020',
@@ -57,16 +67,8 @@ export default defineConfig([
     sourcemap: true,
     // Rollup's tree-shaking strips the 'use client' directive; esbuild keeps it.
     treeshake: false,
-    external: ['react', 'react-dom', 'react/jsx-runtime', 'flagplane'],
-    esbuildPlugins: [
-      {
-        // The bindings import the core as the package itself, so an app holds one copy.
-        name: 'core-as-package',
-        setup(build) {
-          build.onResolve({ filter: /^\.\.\/src\/index$/ }, () => ({ path: 'flagplane', external: true }));
-        },
-      },
-    ],
+    external: ['react', 'react-dom', 'react/jsx-runtime', 'flagplane', /^@openfeature\//],
+    esbuildPlugins: [coreAsPackage],
   },
   {
     // The reference server's console (GET /, docs/console.md): one browser script with React
