@@ -92,9 +92,10 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
 
   const client: TestClient = {
     ready: () => ready,
-    get: ((key: string, fallback?: JsonValue) => served.details(key, fallback).value) as TestClient['get'],
-    getDetails: ((key: string, fallback?: JsonValue) => served.details(key, fallback)) as TestClient['getDetails'],
+    get: served.get,
+    getDetails: served.getDetails,
     getAll: served.getAll,
+    forContext: (viewContext) => served.view(viewContext ?? noContext()),
     getStatus: () => status,
     getContext: () => context,
     setContext: (next) => serve(snapshot, next ?? noContext()),

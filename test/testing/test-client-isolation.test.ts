@@ -33,6 +33,7 @@ describe('createTestClient: no network, no storage, no timers', () => {
     client.get('theme');
     client.getDetails('theme');
     client.getAll();
+    client.forContext({ userId: 'ana' }).getAll();
     client.set('theme', 'light');
     client.setSnapshot(targetedSnapshot(2));
     client.setContext({ userId: 'ana' });
