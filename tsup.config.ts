@@ -26,6 +26,8 @@ export default defineConfig([
       'adapters/memory': 'adapters/memory.ts',
       'adapters/async-storage': 'adapters/async-storage.ts',
       'adapters/ws': 'adapters/ws.ts',
+      // Test clients throw and report the core's error classes: built with its chunks too.
+      'testing/index': 'testing/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: declarations,

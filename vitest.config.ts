@@ -1,6 +1,21 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  // Tests that import the package by name, as an app does, get the sources (like the
+  // `paths` of tsconfig.json). Exact matches: `flagplane` alone must not swallow its subpaths.
+  resolve: {
+    alias: [
+      { find: /^flagplane$/, replacement: source('./src/index.ts') },
+      { find: /^flagplane\/react$/, replacement: source('./react/index.ts') },
+      { find: /^flagplane\/stream$/, replacement: source('./src/stream/index.ts') },
+      { find: /^flagplane\/adapters\/([\w-]+)$/, replacement: source('./adapters/$1.ts') },
+      { find: /^flagplane\/testing$/, replacement: source('./testing/index.ts') },
+      { find: /^flagplane\/openfeature$/, replacement: source('./openfeature/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
     environment: 'node',
