@@ -1,4 +1,4 @@
-// `flagplane/openfeature` as an app gets it: the built package imported by name from ESM and
+// `flagplane/openfeature` and `flagplane/testing` as an app gets them: the built package imported by name from ESM and
 // CommonJS, and the examples of docs/openfeature.md run as written against a reference server.
 // Both need `npm run build` (CI builds before it tests); without dist/ they are skipped, except
 // with CI=true, where that is a failure.
@@ -43,6 +43,21 @@ describe.skipIf(!built)('flagplane/openfeature, built', () => {
     expect(types).toMatch(/declare class FlagplaneWebProvider/);
     expect(types).toMatch(/declare class FlagplaneServerProvider/);
     expect(existsSync(join(root, 'dist/openfeature/index.d.cts'))).toBe(true);
+  });
+
+  it('flagplane/testing too: a test client from ESM and CommonJS, sharing the core’s error classes', async () => {
+    const script = (load: string) =>
+      `${load}
+const client = createTestClient({ flags: { theme: 'dark' } });
+client.set('theme', 'light');
+let typed;
+try { client.setSnapshot({}); } catch (error) { typed = error instanceof SchemaError; }
+console.log(client.get('theme'), typed);`;
+    const esm = await node('testing.mjs', script("import { createTestClient } from 'flagplane/testing'; import { SchemaError } from 'flagplane';"));
+    const cjs = await node('testing.cjs', script("const { createTestClient } = require('flagplane/testing'); const { SchemaError } = require('flagplane');"));
+    expect(esm.trim()).toBe('light true');
+    expect(cjs.trim()).toBe('light true');
+    expect(existsSync(join(root, 'dist/testing/index.d.ts')) && existsSync(join(root, 'dist/testing/index.d.cts'))).toBe(true);
   });
 
   describe('docs/openfeature.md examples', () => {
