@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolveLimits, type ServerLimits } from './limits';
 import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import demo from './demo.json';
 import { kindOfKey, SDK_KEY_PATTERN } from './sdk-keys';
@@ -27,6 +28,8 @@ export interface ServerConfig {
   /** Bearer token of the admin API. @default a random token per start */
   adminToken?: string;
   environments: EnvironmentConfig[];
+  /** Limits other than the defaults (limits.ts); the CLI's `--limit` and the `limits` option win over these. */
+  limits?: Partial<ServerLimits>;
 }
 
 /** A config that does not have the shape of {@link ServerConfig}; the message names the member at fault. */
@@ -107,6 +110,12 @@ function parseEnvironment(value: unknown, path: string, seenIds: Set<string>, se
 }
 
 /** Validates an untrusted value (parsed JSON) as a {@link ServerConfig}; throws {@link ConfigError}. */
+/** The limits a config gives, checked (the defaults are not filled in: options and the CLI may still change them). */
+function resolveLimitsGiven(given: Record<string, unknown>): Partial<ServerLimits> {
+  resolveLimits(given);
+  return given as Partial<ServerLimits>;
+}
+
 export function parseServerConfig(value: unknown): ServerConfig {
   if (!isObject(value)) throw new ConfigError('', 'the config must be a JSON object');
   const { adminToken, environments } = value;
@@ -122,6 +131,14 @@ export function parseServerConfig(value: unknown): ServerConfig {
     environments: environments.map((env, i) => parseEnvironment(env, `environments[${i}]`, seenIds, seenKeys)),
   };
   if (adminToken !== undefined) config.adminToken = adminToken;
+  if (value.limits !== undefined) {
+    if (!isObject(value.limits)) throw new ConfigError('limits', 'must be an object of limits');
+    try {
+      config.limits = resolveLimitsGiven(value.limits);
+    } catch (error) {
+      throw new ConfigError('limits', (error as Error).message);
+    }
+  }
   return config;
 }
 

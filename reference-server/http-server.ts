@@ -3,6 +3,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Duplex } from 'node:stream';
 import type { ErrorBody } from './http-responses';
 import { errorBody, writeRawError } from './http-responses';
+import { DEFAULT_LIMITS, type ServerLimits } from './limits';
 
 /** How long close() lets requests in flight finish before it closes their connections. */
 export const CLOSE_GRACE_MS = 2000;
@@ -56,10 +57,22 @@ function createClientErrorListener(inFlight: ReadonlySet<ServerResponse>) {
  * A node:http server whose close() lets requests in flight finish (for up to CLOSE_GRACE_MS)
  * and releases the port without waiting for keep-alive, stalled or silent connections to time out.
  */
-export function createHttpServer(listener: RequestListener): HttpServer {
+export function createHttpServer(
+  listener: RequestListener,
+  timeouts: Pick<ServerLimits, 'headersTimeoutMs' | 'requestTimeoutMs'> = DEFAULT_LIMITS,
+): HttpServer {
   const inFlight = new Set<ServerResponse>();
   let closing = false;
-  const server = createServer();
+  const server = createServer({
+    // Host is checked by the router, which answers with the JSON error shape; node:http's
+    // own check answers a bare 400.
+    requireHostHeader: false,
+    // Node's defaults (60 s and 300 s) let a slow client hold a connection for minutes.
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    // How often node:http looks for expired requests (30 s by default): a fraction of the shorter timeout.
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+  });
   server.on('request', (_req, res: ServerResponse) => {
     inFlight.add(res);
     res.on('close', () => inFlight.delete(res));

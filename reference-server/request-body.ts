@@ -50,9 +50,18 @@ export function isJsonContentType(headers: IncomingHttpHeaders): boolean {
   return mediaType === 'application/json';
 }
 
+// Fatal: a byte sequence that is not UTF-8 is refused, never stored as U+FFFD (protocol.md §5).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export function parseJsonBody(body: Buffer): unknown {
+  let text: string;
   try {
-    return JSON.parse(body.toString('utf8'));
+    text = utf8.decode(body);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text);
   } catch (error) {
     throw new HttpError(400, 'invalid_json', `the body is not JSON: ${(error as Error).message}`);
   }

@@ -115,6 +115,10 @@ export function createRequestListener(
     const cors = path.startsWith(SDK_PREFIX);
     let result: HandlerResult;
     try {
+      // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+        throw new HttpError(400, 'invalid_request', 'the Host header is required in HTTP/1.1', 'Host');
+      }
       guard(path, req.headers);
       result = await dispatch(routes, req, path, query, cors);
     } catch (error) {

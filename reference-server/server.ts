@@ -3,6 +3,7 @@ import { requireAdminToken } from './auth';
 import type { ServerConfig } from './config';
 import { demoConfig, parseServerConfig } from './config';
 import { createHttpServer } from './http-server';
+import { resolveLimits, type ServerLimits } from './limits';
 import { createRequestListener } from './router';
 import { ADMIN_PREFIX, createAdminRoutes } from './routes-admin';
 import { createConsoleRoutes } from './routes-console';
@@ -34,6 +35,8 @@ export interface ReferenceServerOptions {
    * flag console (docs/console.md). The CLI passes dist/console/. @default no console
    */
   consoleDir?: string;
+  /** What the server holds and accepts at most; each limit not given keeps its default (limits.ts). */
+  limits?: Partial<ServerLimits>;
 }
 
 /** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
@@ -97,6 +100,7 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 /** Starts a reference server; resolves once it listens. */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const config = options.config ? parseServerConfig(options.config) : demoConfig();
+  const limits = resolveLimits({ ...config.limits, ...options.limits });
   const host = options.host ?? '127.0.0.1';
   const adminToken = config.adminToken ?? generateAdminToken();
   const stores = createStores(config);
@@ -118,7 +122,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     if (path.startsWith(ADMIN_PREFIX)) requireAdminToken(headers, adminToken);
   };
 
-  const http = createHttpServer(createRequestListener(routes, options.onInternalError ?? (() => undefined), adminOnly));
+  const http = createHttpServer(createRequestListener(routes, options.onInternalError ?? (() => undefined), adminOnly), limits);
   http.server.on('upgrade', gateway.handleUpgrade);
 
   let port: number;

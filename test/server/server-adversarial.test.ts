@@ -3,78 +3,17 @@
  * WebSocket handshakes the `ws` library rejects, junk on the stream, and close() with work in
  * flight. Each probe once found a bug against protocol.md / reference-server.md; they now guard the fixes.
  */
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ReferenceServer } from '../../reference-server/index';
 import { call, DEMO, errorOf, NOW, sleep, StreamClient, useServers, withTimeout } from './helpers';
+import { openRaw, parseResponses, rawErrorOf, rawExchange } from './raw-http';
 
 const servers = useServers();
 
 const WS_KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
-
-/** Raw sockets a test opened; destroyed after each test so a server's close() is never held up by one. */
-const rawSockets: Socket[] = [];
-afterEach(() => {
-  for (const socket of rawSockets.splice(0)) socket.destroy();
-});
-
-function openRaw(server: ReferenceServer): Socket {
-  const socket = connect(server.port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  rawSockets.push(socket);
-  return socket;
-}
-
-/** Writes raw bytes and resolves with everything the server sent once it closes the socket. */
-function rawExchange(server: ReferenceServer, bytes: string | Buffer): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = openRaw(server);
-    let text = '';
-    socket.on('data', (chunk) => (text += chunk.toString()));
-    socket.on('close', () => resolve(text));
-    socket.write(bytes);
-  });
-}
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Splits every response in a raw HTTP/1.1 byte stream (Content-Length framed, as this server writes). */
-function parseResponses(raw: string): RawResponse[] {
-  const responses: RawResponse[] = [];
-  let rest = raw;
-  while (rest.length > 0) {
-    const headEnd = rest.indexOf('\r\n\r\n');
-    if (headEnd === -1) break;
-    const [statusLine, ...lines] = rest.slice(0, headEnd).split('\r\n');
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const colon = line.indexOf(':');
-      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-    }
-    const length = Number(headers['content-length'] ?? 0);
-    const bodyStart = headEnd + 4;
-    responses.push({ status: Number(statusLine?.split(' ')[1]), headers, body: rest.slice(bodyStart, bodyStart + length) });
-    rest = rest.slice(bodyStart + length);
-  }
-  return responses;
-}
-
-/** Asserts the one error shape of protocol.md §5 on a raw response and returns the error. */
-function rawErrorOf(response: RawResponse | undefined): { code: string; message: string; path?: string } {
-  if (!response) throw new Error('no response');
-  expect(response.headers['content-type']).toMatch(/^application\/json/);
-  const parsed = JSON.parse(response.body) as { error: { code: string; message: string; path?: string } };
-  expect(Object.keys(parsed)).toEqual(['error']);
-  expect(typeof parsed.error.code).toBe('string');
-  expect(parsed.error.message.length).toBeGreaterThan(0);
-  return parsed.error;
-}
 
 function upgradeRequest(path: string, headers: Record<string, string> = {}, method = 'GET'): string {
   const all: Record<string, string> = {

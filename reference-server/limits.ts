@@ -1,0 +1,53 @@
+/**
+ * What the reference server holds and accepts at most (docs/reference-server.md, Limits).
+ * Each has a default that keeps a server under a few hundred MiB whatever public clients
+ * send; `startReferenceServer({ limits })`, a config file's `limits` and the CLI's
+ * `--limit name=value` change them.
+ */
+export interface ServerLimits {
+  /** Time a client has to send its request headers before a 408. */
+  headersTimeoutMs: number;
+  /** Time a client has to send its whole request, body included, before a 408. */
+  requestTimeoutMs: number;
+  /** Events kept per environment and event type (analytics and diagnostics); older ones are evicted. */
+  eventsPerKind: number;
+  /** Identify rows kept per environment; older ones are evicted. */
+  identifyRows: number;
+  /** Snapshot versions kept per environment, the current one included. */
+  snapshotVersions: number;
+  /** Users with a trait overlay per environment; the least recently written is evicted. */
+  traitUsers: number;
+  /** Open streams per SDK key; past it a handshake is refused with a 429. */
+  streamsPerKey: number;
+  /** Open streams in all; past it a handshake is refused with a 503. */
+  streamsTotal: number;
+  /** Requests per second per SDK key on the /sdk/v1/ routes, with bursts of twice that; 0 is no limit. */
+  requestsPerSecondPerKey: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  eventsPerKind: 10_000,
+  identifyRows: 10_000,
+  snapshotVersions: 50,
+  traitUsers: 10_000,
+  streamsPerKey: 100,
+  streamsTotal: 10_000,
+  requestsPerSecondPerKey: 0,
+};
+
+/** The limits with defaults for those not given; a value that is not a whole number (≥ 1, or ≥ 0 for the rate) is a RangeError. */
+export function resolveLimits(given: Partial<Record<keyof ServerLimits, unknown>> = {}): ServerLimits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const [name, value] of Object.entries(given)) {
+    if (!(name in DEFAULT_LIMITS)) throw new RangeError(`unknown limit "${name}"; the limits are ${Object.keys(DEFAULT_LIMITS).join(', ')}`);
+    if (value === undefined) continue;
+    const least = name === 'requestsPerSecondPerKey' ? 0 : 1;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least || (name.endsWith('Ms') && value > 2 ** 31 - 1)) {
+      throw new RangeError(`limit ${name} must be a whole number from ${least}${name.endsWith('Ms') ? ' to 2147483647' : ''}, not ${JSON.stringify(value)}`);
+    }
+    limits[name as keyof ServerLimits] = value;
+  }
+  return limits;
+}
