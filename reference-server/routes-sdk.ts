@@ -49,7 +49,25 @@ export function parseMinVersion(query: URLSearchParams, headers: IncomingHttpHea
   return fromHeader ?? fromQuery;
 }
 
-function getSnapshot(stores: ReferenceServerStores, request: RouteRequest): HandlerResult {
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The bodies of GET /sdk/v1/snapshot, serialised once per snapshot and key kind: a snapshot
+ * is never changed once stored (a publish stores a new object), so its object is the cache key.
+ */
+function createSnapshotBodies() {
+  const bodies = new Map<string, { snapshot: FlagSnapshot; body: Buffer }>();
+  return (environmentId: string, kind: KeyKind, snapshot: FlagSnapshot): Buffer => {
+    const slot = `${kind} ${environmentId}`;
+    const cached = bodies.get(slot);
+    if (cached?.snapshot === snapshot) return cached.body;
+    const body = Buffer.from(JSON.stringify(snapshotForKey(snapshot, kind)), 'utf8');
+    bodies.set(slot, { snapshot, body });
+    return body;
+  };
+}
+
+function getSnapshot(stores: ReferenceServerStores, bodyOf: ReturnType<typeof createSnapshotBodies>, request: RouteRequest): HandlerResult {
   const key = requireSdkKey(request.headers, stores.keys);
   parseMinVersion(request.query, request.headers);
   const snapshot = stores.environments.current(key.environmentId);
@@ -57,7 +75,7 @@ function getSnapshot(stores: ReferenceServerStores, request: RouteRequest): Hand
   const etag = snapshotEtag(snapshot.version);
   const headers = { ETag: etag, 'Cache-Control': 'no-cache', Vary: 'Authorization' };
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return { status: 304, headers };
-  return { status: 200, headers, body: snapshotForKey(snapshot, key.kind) };
+  return { status: 200, headers, file: { contentType: JSON_TYPE, content: bodyOf(key.environmentId, key.kind, snapshot) } };
 }
 
 async function postEvents(stores: ReferenceServerStores, request: RouteRequest): Promise<HandlerResult> {
@@ -94,8 +112,9 @@ function streamWithoutUpgrade(): HandlerResult {
 
 /** GET snapshot, POST events, GET identity, and the plain-HTTP face of the stream route. */
 export function createSdkRoutes(stores: ReferenceServerStores): Route[] {
+  const bodyOf = createSnapshotBodies();
   return [
-    { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, request) } },
+    { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, bodyOf, request) } },
     { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, request) } },
     { pattern: '/sdk/v1/identity', methods: { GET: (request) => getIdentity(stores, request) } },
     { pattern: '/sdk/v1/stream', methods: { GET: streamWithoutUpgrade } },

@@ -23,6 +23,25 @@ describe('GET /sdk/v1/snapshot', () => {
     expect((await staging.json()).environmentId).toBe('staging');
   });
 
+  // The body of a 200 is serialised once per snapshot and key kind: a cache that outlived a
+  // publish, or served one kind's body to the other, would show here.
+  it('serves each version’s own body to each key kind, publish after publish', async () => {
+    const server = await servers.start();
+    const bodyOf = async (key: string) => (await call(server, '/sdk/v1/snapshot', { key })).text();
+    const first = await bodyOf(DEMO.prodClientKey);
+    expect(await bodyOf(DEMO.prodClientKey)).toBe(first);
+    expect(JSON.parse(await bodyOf(DEMO.prodServerKey)).flags).toHaveProperty('payments-provider');
+    expect(JSON.parse(first).flags).not.toHaveProperty('payments-provider');
+    for (const text of ['one', 'two']) {
+      const snapshot = { schemaVersion: 1, flags: { banner: { on: true, variations: [text], offVariation: 0, rules: [], fallthrough: { variation: 0 }, salt: 's', clientSide: true } } };
+      const { version } = server.publish('production', snapshot);
+      for (const key of [DEMO.prodClientKey, DEMO.prodServerKey]) {
+        expect(JSON.parse(await bodyOf(key))).toMatchObject({ version, flags: { banner: { variations: [text] } } });
+      }
+    }
+    expect(JSON.parse(await bodyOf(DEMO.stagingClientKey)).environmentId).toBe('staging');
+  });
+
   it('gives client keys only clientSide flags, and server keys every flag', async () => {
     const server = await servers.start();
     const serverBody = await (await call(server, '/sdk/v1/snapshot', { key: DEMO.prodServerKey })).json();
