@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, demoConfig, loadConfigFile } from './config';
+import { DEFAULT_LIMITS, resolveLimits, type ServerLimits } from './limits';
 import type { ServerConfig } from './config';
 import type { ReferenceServer } from './server';
 import { startReferenceServer } from './server';
@@ -24,9 +25,26 @@ Options:
   --config <file>  JSON config: { adminToken?, environments: [...] } (default: the demo config)
   --port <port>    port to listen on, 0 for any free port (default: ${DEFAULT_PORT})
   --host <host>    interface to listen on (default: ${DEFAULT_HOST})
+  --limit <name=value>
+                   change one limit; repeatable. The limits and their defaults:
+${Object.entries(DEFAULT_LIMITS)
+  .map(([name, value]) => `                     ${name}=${value}`)
+  .join('\n')}
   --help           print this help`;
 
-type ParsedArgs = { kind: 'help' } | { kind: 'run'; config?: string; port: number; host: string };
+type ParsedArgs = { kind: 'help' } | { kind: 'run'; config?: string; port: number; host: string; limits: Partial<ServerLimits> };
+
+/** `--limit name=value` options as limits; the values are checked by resolveLimits. */
+function parseLimits(values: readonly string[]): Partial<ServerLimits> {
+  const limits: Record<string, number> = {};
+  for (const value of values) {
+    const match = /^(\w+)=(\d+)$/.exec(value);
+    if (!match) throw new TypeError(`--limit must be name=value with a whole number, not "${value}"`);
+    limits[match[1]!] = Number(match[2]);
+  }
+  resolveLimits(limits);
+  return limits as Partial<ServerLimits>;
+}
 
 function parseCliArgs(argv: readonly string[]): ParsedArgs {
   const { values } = parseArgs({
@@ -35,6 +53,7 @@ function parseCliArgs(argv: readonly string[]): ParsedArgs {
       config: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
+      limit: { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -45,7 +64,7 @@ function parseCliArgs(argv: readonly string[]): ParsedArgs {
   if (!/^\d{1,5}$/.test(values.port ?? '0') || port > 65535) throw new TypeError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
   // '' would make node:http listen on every interface, not on the default one.
   if (values.host === '') throw new TypeError('--host must not be empty');
-  const parsed: ParsedArgs = { kind: 'run', port, host: values.host ?? DEFAULT_HOST };
+  const parsed: ParsedArgs = { kind: 'run', port, host: values.host ?? DEFAULT_HOST, limits: parseLimits(values.limit ?? []) };
   if (values.config !== undefined) parsed.config = values.config;
   return parsed;
 }
@@ -114,6 +133,7 @@ export async function runCli(argv: readonly string[], io: CliIo, console?: Conso
       port: args.port,
       host: args.host,
       config,
+      limits: args.limits,
       ...(console && { consoleDir: console.dir }),
       onInternalError: (error) => io.err(`internal error: ${(error as Error)?.stack ?? String(error)}`),
     });

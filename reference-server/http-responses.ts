@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'upgrade_required'
+  | 'rate_limited'
+  | 'unavailable'
   | 'internal';
 
 /** The body of every non-2xx, non-304 response. */

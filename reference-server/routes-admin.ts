@@ -3,6 +3,7 @@ import { HttpError } from './http-responses';
 import { parseJsonBody } from './request-body';
 import type { Route, RouteRequest } from './router';
 import type { ServerActions } from './server-actions';
+import type { LogPage } from './bounded-log';
 import type { ReferenceServerStores } from './stores';
 
 /** Every admin route is under it; the admin token is checked for every path under it. */
@@ -18,12 +19,32 @@ export interface AdminRouteDeps {
   streams(environmentId: string): number;
 }
 
-/** The newest `?limit=` entries of a log (all without it): a console polls the tail. */
-function newest<T>(request: RouteRequest, entries: readonly T[]): T[] {
-  const limit = request.query.get('limit');
-  if (limit === null) return [...entries];
-  if (!/^\d{1,9}$/.test(limit)) throw new HttpError(400, 'invalid_request', 'limit must be a non-negative integer', 'limit');
-  return Number(limit) === 0 ? [] : entries.slice(-Number(limit));
+/** Entries per page of an admin listing without `?limit=`, and the most a `?limit=` may ask for. */
+export const PAGE_SIZE = { default: 100, max: 1000 };
+
+/** `?limit=` and `?cursor=` of a listing: how many entries, and older than which. */
+function pageRequest(request: RouteRequest): { limit: number; before: number | undefined } {
+  const limit = request.query.get('limit') ?? String(PAGE_SIZE.default);
+  if (!/^\d{1,9}$/.test(limit) || Number(limit) > PAGE_SIZE.max) {
+    throw new HttpError(400, 'invalid_request', `limit must be an integer from 0 to ${PAGE_SIZE.max}`, 'limit');
+  }
+  const cursor = request.query.get('cursor');
+  if (cursor !== null && !/^[1-9]\d{0,15}$/.test(cursor)) {
+    throw new HttpError(400, 'invalid_request', 'cursor must be the nextCursor of an earlier page', 'cursor');
+  }
+  return { limit: Number(limit), before: cursor === null ? undefined : Number(cursor) };
+}
+
+/**
+ * One page of a log: the newest `limit` entries (older than the cursor), oldest first, and
+ * `nextCursor` while older ones remain. Never more than PAGE_SIZE.max entries per answer.
+ */
+function listing<T>(name: string, request: RouteRequest, read: (limit: number, before?: number) => LogPage<T>): HandlerResult {
+  const { limit, before } = pageRequest(request);
+  const { entries, more } = read(limit, before);
+  const page: Record<string, unknown> = { [name]: entries.map(({ entry }) => entry) };
+  if (more && entries.length > 0) page.nextCursor = String(entries[0]!.seq);
+  return { status: 200, body: page };
 }
 
 async function readJson(request: RouteRequest): Promise<unknown> {
@@ -75,7 +96,17 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
     },
     {
       pattern: '/admin/v1/keys',
-      methods: { GET: () => ok({ keys: stores.keys.list().map(({ key, kind, environmentId, revoked }) => ({ key, kind, environmentId, revoked })) }) },
+      methods: {
+        // Keys in the order they were added; the cursor is a position in that order.
+        GET: (r) =>
+          listing('keys', r, (limit, before = Infinity) => {
+            const keys = stores.keys.list();
+            const end = Math.min(keys.length, before - 1);
+            const start = Math.max(0, end - limit);
+            const entries = keys.slice(start, end).map(({ key, kind, environmentId, revoked }, i) => ({ seq: start + i + 1, entry: { key, kind, environmentId, revoked } }));
+            return { entries, more: start > 0 };
+          }),
+      },
     },
     {
       pattern: '/admin/v1/environments/:id/snapshot',
@@ -112,10 +143,21 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
     {
       pattern: '/admin/v1/environments/:id/identify-queue',
       methods: {
-        GET: (r) => ok({ rows: newest(r, stores.identifyQueue.forEnvironment(environment(r))) }),
+        GET: (r) => {
+          const id = environment(r);
+          return listing('rows', r, (limit, before) => stores.identifyQueue.page(id, limit, before));
+        },
       },
     },
-    { pattern: '/admin/v1/analytics', methods: { GET: (r) => ok({ events: newest(r, stores.analytics.events) }) } },
-    { pattern: '/admin/v1/diagnostics', methods: { GET: (r) => ok({ events: newest(r, stores.diagnostics.events) }) } },
+    { pattern: '/admin/v1/analytics', methods: { GET: (r) => listing('events', r, stores.analytics.page) } },
+    {
+      pattern: '/admin/v1/diagnostics',
+      methods: {
+        GET: (r) => {
+          const page = listing('events', r, stores.diagnostics.page);
+          return { ...page, body: { ...(page.body as object), evicted: { ...stores.evictions } } };
+        },
+      },
+    },
   ];
 }

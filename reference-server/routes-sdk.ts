@@ -8,7 +8,8 @@ import type { HandlerResult } from './http-responses';
 import { HttpError } from './http-responses';
 import { isJsonContentType, parseJsonBody } from './request-body';
 import type { Route, RouteRequest } from './router';
-import type { KeyKind, ReferenceServerStores } from './stores';
+import { createRateLimiter, type RateLimiter } from './rate-limit';
+import type { KeyKind, KeyRecord, ReferenceServerStores } from './stores';
 
 /** The snapshot a key may read: client keys see only `clientSide: true` flags (protocol.md §1). */
 export function snapshotForKey(snapshot: FlagSnapshot, kind: KeyKind): FlagSnapshot {
@@ -51,6 +52,23 @@ export function parseMinVersion(query: URLSearchParams, headers: IncomingHttpHea
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The request's SDK key, once it is known and within its rate (a 401 or a 429 otherwise). */
+type Authorize = (request: RouteRequest) => KeyRecord;
+
+function createAuthorize(stores: ReferenceServerStores, limiter: RateLimiter): Authorize {
+  return (request) => {
+    const key = requireSdkKey(request.headers, stores.keys);
+    const waitMs = limiter.take(key.key);
+    if (waitMs > 0) {
+      stores.evictions.requestsLimited += 1;
+      throw new HttpError(429, 'rate_limited', 'too many requests with this SDK key: retry after Retry-After seconds', undefined, {
+        'Retry-After': String(Math.ceil(waitMs / 1000)),
+      });
+    }
+    return key;
+  };
+}
+
 /**
  * The bodies of GET /sdk/v1/snapshot, serialised once per snapshot and key kind: a snapshot
  * is never changed once stored (a publish stores a new object), so its object is the cache key.
@@ -67,8 +85,8 @@ function createSnapshotBodies() {
   };
 }
 
-function getSnapshot(stores: ReferenceServerStores, bodyOf: ReturnType<typeof createSnapshotBodies>, request: RouteRequest): HandlerResult {
-  const key = requireSdkKey(request.headers, stores.keys);
+function getSnapshot(stores: ReferenceServerStores, authorize: Authorize, bodyOf: ReturnType<typeof createSnapshotBodies>, request: RouteRequest): HandlerResult {
+  const key = authorize(request);
   parseMinVersion(request.query, request.headers);
   const snapshot = stores.environments.current(key.environmentId);
   if (!snapshot) throw new Error(`environment "${key.environmentId}" has no current snapshot`);
@@ -78,8 +96,8 @@ function getSnapshot(stores: ReferenceServerStores, bodyOf: ReturnType<typeof cr
   return { status: 200, headers, file: { contentType: JSON_TYPE, content: bodyOf(key.environmentId, key.kind, snapshot) } };
 }
 
-async function postEvents(stores: ReferenceServerStores, request: RouteRequest): Promise<HandlerResult> {
-  const key = requireSdkKey(request.headers, stores.keys);
+async function postEvents(stores: ReferenceServerStores, authorize: Authorize, request: RouteRequest): Promise<HandlerResult> {
+  const key = authorize(request);
   if (!isJsonContentType(request.headers)) {
     throw new HttpError(415, 'unsupported_media_type', 'the events body must be sent as Content-Type: application/json');
   }
@@ -93,8 +111,8 @@ async function postEvents(stores: ReferenceServerStores, request: RouteRequest):
   return { status: 202, body: { accepted: check.batch.events.length } };
 }
 
-function getIdentity(stores: ReferenceServerStores, request: RouteRequest): HandlerResult {
-  const key = requireSdkKey(request.headers, stores.keys);
+function getIdentity(stores: ReferenceServerStores, authorize: Authorize, request: RouteRequest): HandlerResult {
+  const key = authorize(request);
   const userIds = request.query.getAll('userId');
   const [userId] = userIds;
   if (userIds.length !== 1 || userId === undefined || userId.length === 0 || userId.length > EVENT_LIMITS.userId) {
@@ -111,12 +129,13 @@ function streamWithoutUpgrade(): HandlerResult {
 }
 
 /** GET snapshot, POST events, GET identity, and the plain-HTTP face of the stream route. */
-export function createSdkRoutes(stores: ReferenceServerStores): Route[] {
+export function createSdkRoutes(stores: ReferenceServerStores, limiter: RateLimiter = createRateLimiter(0)): Route[] {
   const bodyOf = createSnapshotBodies();
+  const authorize = createAuthorize(stores, limiter);
   return [
-    { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, bodyOf, request) } },
-    { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, request) } },
-    { pattern: '/sdk/v1/identity', methods: { GET: (request) => getIdentity(stores, request) } },
+    { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, authorize, bodyOf, request) } },
+    { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, authorize, request) } },
+    { pattern: '/sdk/v1/identity', methods: { GET: (request) => getIdentity(stores, authorize, request) } },
     { pattern: '/sdk/v1/stream', methods: { GET: streamWithoutUpgrade } },
   ];
 }

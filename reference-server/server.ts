@@ -4,6 +4,7 @@ import type { ServerConfig } from './config';
 import { demoConfig, parseServerConfig } from './config';
 import { createHttpServer } from './http-server';
 import { resolveLimits, type ServerLimits } from './limits';
+import { createRateLimiter } from './rate-limit';
 import { createRequestListener } from './router';
 import { ADMIN_PREFIX, createAdminRoutes } from './routes-admin';
 import { createConsoleRoutes } from './routes-console';
@@ -11,7 +12,7 @@ import { createSdkRoutes } from './routes-sdk';
 import { createServerActions } from './server-actions';
 import { generateAdminToken } from './sdk-keys';
 import type { SnapshotDraft } from './snapshot-structure';
-import type { KeyKind, ReferenceServerStores, Traits } from './stores';
+import type { Evictions, KeyKind, ReferenceServerStores, Traits } from './stores';
 import { createEnvironmentStore, createEventLog, createIdentifyQueue, createKeyStore, createTraitStore } from './stores';
 import { createStreamGateway } from './stream';
 
@@ -66,15 +67,18 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
-function createStores(config: ServerConfig): ReferenceServerStores {
+function createStores(config: ServerConfig, limits: ServerLimits): ReferenceServerStores {
   const environments = config.environments;
+  const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
+  const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
   return {
-    environments: createEnvironmentStore(environments),
+    environments: createEnvironmentStore(environments, limits.snapshotVersions, count('snapshotVersions')),
     keys: createKeyStore(environments.flatMap((env) => env.keys.map((k) => ({ ...k, environmentId: env.id })))),
-    traits: createTraitStore(Object.fromEntries(environments.map((env) => [env.id, env.traits ?? {}]))),
-    identifyQueue: createIdentifyQueue(),
-    analytics: createEventLog(),
-    diagnostics: createEventLog(),
+    traits: createTraitStore(Object.fromEntries(environments.map((env) => [env.id, env.traits ?? {}])), limits.traitUsers, count('traitUsers')),
+    identifyQueue: createIdentifyQueue(limits.identifyRows, count('identifyRows')),
+    analytics: createEventLog(limits.eventsPerKind, count('events')),
+    diagnostics: createEventLog(limits.eventsPerKind, count('events')),
+    evictions,
   };
 }
 
@@ -103,18 +107,19 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const limits = resolveLimits({ ...config.limits, ...options.limits });
   const host = options.host ?? '127.0.0.1';
   const adminToken = config.adminToken ?? generateAdminToken();
-  const stores = createStores(config);
+  const stores = createStores(config, limits);
   const gateway = createStreamGateway({
     stores,
     heartbeatMs: requireDuration('heartbeatMs', options.heartbeatMs ?? 15000, false),
     transportPingMs: requireDuration('transportPingMs', options.transportPingMs ?? 30000, false),
     connectedDelayMs: requireDuration('connectedDelayMs', options.connectedDelayMs ?? 0, true),
+    limits,
   });
   const actions = createServerActions(stores, gateway);
   const streams = (environmentId: string) =>
     [...gateway.connections].filter((c) => c.phase === 'open' && c.subscribed && c.environmentId === environmentId).length;
   const routes = [
-    ...createSdkRoutes(stores),
+    ...createSdkRoutes(stores, createRateLimiter(limits.requestsPerSecondPerKey)),
     ...createAdminRoutes({ stores, actions, streams }),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),
   ];

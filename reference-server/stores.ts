@@ -1,4 +1,5 @@
 import type { FlagSnapshot, JsonValue } from '../src/snapshot/snapshot-types';
+import { createBoundedLog, type LogPage } from './bounded-log';
 
 /** `production` evaluations go to analytics; `staging` ones never do (protocol.md §4). */
 export type EnvironmentKind = 'production' | 'staging';
@@ -61,9 +62,12 @@ export interface IdentifyRow {
 }
 
 export interface IdentifyQueue {
+  /** Every row kept, oldest first. */
   readonly rows: readonly IdentifyRow[];
   append(row: Omit<IdentifyRow, 'id'>): IdentifyRow;
   forEnvironment(environmentId: string): IdentifyRow[];
+  /** The newest `limit` rows of the environment older than row `before` (all without it), oldest first. */
+  page(environmentId: string, limit: number, before?: number): LogPage<IdentifyRow>;
 }
 
 /** A diagnostic event as received, plus where and when it arrived. */
@@ -75,8 +79,21 @@ export interface StoredEvent {
 }
 
 export interface EventLog {
+  /** Every event kept, oldest first. */
   readonly events: readonly StoredEvent[];
   append(event: StoredEvent): void;
+  /** The newest `limit` events older than the cursor `before` (all without it), oldest first. */
+  page(limit: number, before?: number): LogPage<StoredEvent>;
+}
+
+/** What the limits evicted or refused since the start, shown by GET /admin/v1/diagnostics. */
+export interface Evictions {
+  events: number;
+  identifyRows: number;
+  snapshotVersions: number;
+  traitUsers: number;
+  streamsRefused: number;
+  requestsLimited: number;
 }
 
 /** Every store of a reference server: plain in-memory objects, readable by tests. */
@@ -89,6 +106,8 @@ export interface ReferenceServerStores {
   readonly analytics: EventLog;
   /** Every other event, staging evaluations included. */
   readonly diagnostics: EventLog;
+  /** Counted as the limits evict and refuse. */
+  readonly evictions: Evictions;
 }
 
 export interface InitialEnvironment {
@@ -97,7 +116,8 @@ export interface InitialEnvironment {
   snapshot: FlagSnapshot;
 }
 
-export function createEnvironmentStore(initial: readonly InitialEnvironment[]): EnvironmentStore {
+/** `versionsKept`: snapshot versions kept per environment, the current one included; `onEvict` counts each one dropped. */
+export function createEnvironmentStore(initial: readonly InitialEnvironment[], versionsKept = Infinity, onEvict = () => {}): EnvironmentStore {
   const records = new Map<string, EnvironmentRecord>();
   for (const env of initial) {
     const snapshot: FlagSnapshot = { ...structuredClone(env.snapshot), environmentId: env.id };
@@ -117,6 +137,12 @@ export function createEnvironmentStore(initial: readonly InitialEnvironment[]): 
       const version = record.kv.current + 1;
       record.kv.snapshots.set(version, { ...structuredClone(snapshot), version, environmentId: id });
       record.kv.current = version;
+      // A Map iterates in insertion order: the oldest versions come first.
+      for (const old of record.kv.snapshots.keys()) {
+        if (record.kv.snapshots.size <= versionsKept) break;
+        record.kv.snapshots.delete(old);
+        onEvict();
+      }
       return version;
     },
   };
@@ -149,7 +175,8 @@ export function createKeyStore(initial: readonly Omit<KeyRecord, 'revoked'>[]): 
   return store;
 }
 
-export function createTraitStore(initial: Readonly<Record<string, Record<string, Traits>>> = {}): TraitStore {
+/** `usersKept`: users with traits per environment; writing a full one drops the least recently written. */
+export function createTraitStore(initial: Readonly<Record<string, Record<string, Traits>>> = {}, usersKept = Infinity, onEvict = () => {}): TraitStore {
   const byEnvironment = new Map<string, Map<string, Traits>>();
   const store: TraitStore = {
     get: (environmentId, userId) => byEnvironment.get(environmentId)?.get(userId),
@@ -159,7 +186,14 @@ export function createTraitStore(initial: Readonly<Record<string, Record<string,
         users = new Map();
         byEnvironment.set(environmentId, users);
       }
+      // Deleted first, so that the Map's order is the order of the last writes.
+      users.delete(userId);
       users.set(userId, structuredClone(traits));
+      for (const oldest of users.keys()) {
+        if (users.size <= usersKept) break;
+        users.delete(oldest);
+        onEvict();
+      }
     },
   };
   for (const [environmentId, users] of Object.entries(initial)) {
@@ -168,25 +202,35 @@ export function createTraitStore(initial: Readonly<Record<string, Record<string,
   return store;
 }
 
-export function createIdentifyQueue(): IdentifyQueue {
-  const rows: IdentifyRow[] = [];
+/** `rowsKept`: rows kept per environment; a full one drops its oldest row, counted by `onEvict`. */
+export function createIdentifyQueue(rowsKept = Infinity, onEvict = () => {}): IdentifyQueue {
+  const log = createBoundedLog<IdentifyRow>(rowsKept, onEvict);
+  let next = 1;
   return {
-    rows,
+    get rows() {
+      return log.all();
+    },
     append(row) {
-      const stored: IdentifyRow = { id: rows.length + 1, ...row };
-      rows.push(stored);
+      // The row's id is its sequence number in the log: the cursor of its pages.
+      const stored: IdentifyRow = { id: next, ...row };
+      next = log.append(row.environmentId, stored) + 1;
       return stored;
     },
-    forEnvironment: (environmentId) => rows.filter((row) => row.environmentId === environmentId),
+    forEnvironment: (environmentId) => log.all((bucket) => bucket === environmentId),
+    page: (environmentId, limit, before) => log.page(limit, before, (bucket) => bucket === environmentId),
   };
 }
 
-export function createEventLog(): EventLog {
-  const events: StoredEvent[] = [];
+/** `eventsKept`: events kept per environment and event type; older ones are dropped and counted by `onEvict`. */
+export function createEventLog(eventsKept = Infinity, onEvict = () => {}): EventLog {
+  const log = createBoundedLog<StoredEvent>(eventsKept, onEvict);
   return {
-    events,
-    append(event) {
-      events.push(event);
+    get events() {
+      return log.all();
     },
+    append(event) {
+      log.append(`${event.environmentId}\n${event.type}`, event);
+    },
+    page: (limit, before) => log.page(limit, before),
   };
 }

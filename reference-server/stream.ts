@@ -8,6 +8,7 @@ import { splitTarget } from './router';
 import type { ReferenceServerStores } from './stores';
 import { handshakeRefusal, keyFromHandshake, selectProtocol } from './stream-handshake';
 import { startHeartbeat } from './stream-heartbeat';
+import type { ServerLimits } from './limits';
 import type { ResyncReason, ServerMessage } from './stream-messages';
 import { answerSubscribe, CLOSE_CODES, closeReason, parseClientFrame, STREAM_PATH, STREAM_PROTOCOL } from './stream-messages';
 
@@ -16,7 +17,12 @@ export interface StreamOptions {
   heartbeatMs: number;
   transportPingMs: number;
   connectedDelayMs: number;
+  /** Open streams allowed per offered key and in all; past them a handshake is refused (and counted). */
+  limits?: Pick<ServerLimits, 'streamsPerKey' | 'streamsTotal'>;
 }
+
+/** Seconds a client refused for a stream limit is asked to wait. */
+const STREAM_RETRY_AFTER_S = 5;
 
 /** One open stream, as tests may inspect it. */
 export interface StreamConnection {
@@ -94,6 +100,25 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
   const connections = new Set<StreamConnection>();
   let closing = false;
 
+  /** Open connections per offered key: the per-key stream limit, without a scan. */
+  const openPerKey = new Map<string, number>();
+  const limits = options.limits ?? { streamsPerKey: Infinity, streamsTotal: Infinity };
+  const countKey = (key: string | undefined, change: 1 | -1) => {
+    if (key === undefined) return;
+    const count = (openPerKey.get(key) ?? 0) + change;
+    if (count > 0) openPerKey.set(key, count);
+    else openPerKey.delete(key);
+  };
+  const overLimit = (key: string | undefined) => {
+    if (connections.size >= limits.streamsTotal) {
+      return { status: 503, code: 'unavailable' as const, message: `the server holds its limit of ${limits.streamsTotal} streams` };
+    }
+    if (key !== undefined && (openPerKey.get(key) ?? 0) >= limits.streamsPerKey) {
+      return { status: 429, code: 'rate_limited' as const, message: `this SDK key holds its limit of ${limits.streamsPerKey} streams` };
+    }
+    return undefined;
+  };
+
   const currentVersion = (environmentId: string) => stores.environments.get(environmentId)?.kv.current ?? 0;
 
   function authenticate(connection: StreamConnection): void {
@@ -157,9 +182,11 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       authTimer: undefined,
     };
     connections.add(connection);
+    countKey(connection.offeredKey, 1);
     ws.on('close', () => {
       clearTimeout(connection.authTimer);
       connections.delete(connection);
+      countKey(connection.offeredKey, -1);
     });
     // An 'error' is always followed by 'close'; without a listener it would be thrown.
     ws.on('error', () => undefined);
@@ -195,6 +222,12 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       const { path } = splitTarget(req.url ?? '/');
       if (path !== STREAM_PATH) {
         writeRawError(socket, 404, errorBody('not_found', `no WebSocket route ${path}`));
+        return;
+      }
+      const refusal = overLimit(keyFromHandshake(req));
+      if (refusal) {
+        stores.evictions.streamsRefused += 1;
+        writeRawError(socket, refusal.status, errorBody(refusal.code, refusal.message), { 'Retry-After': String(STREAM_RETRY_AFTER_S) });
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req));

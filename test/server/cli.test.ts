@@ -85,6 +85,24 @@ describe('runCli', () => {
     }
   });
 
+  it('takes --limit name=value, repeatable, and refuses an unknown limit or a bad value with the usage', async () => {
+    const { io } = collector();
+    const outcome = await runCli(['--port', '0', '--limit', 'snapshotVersions=2', '--limit', 'requestsPerSecondPerKey=1'], io);
+    if (outcome.kind !== 'running') throw new Error(`CLI exited: ${JSON.stringify(outcome)}`);
+    running.push(outcome.server);
+    for (let n = 0; n < 3; n++) outcome.server.publish('production', { schemaVersion: 1, flags: {} });
+    expect(outcome.server.stores.environments.get('production')!.kv.snapshots.size).toBe(2);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${outcome.server.baseUrl}/sdk/v1/snapshot`, { headers: { authorization: `Bearer ${DEMO.prodClientKey}` } })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    for (const bad of [['--limit', 'nope=1'], ['--limit', 'eventsPerKind=0'], ['--limit', 'eventsPerKind']]) {
+      const { err, io: refused } = collector();
+      expect(await runCli(bad, refused)).toEqual({ kind: 'exit', code: 2 });
+      expect(err.join('\n')).toMatch(/limit/);
+      expect(err.join('\n')).toContain('Usage:');
+    }
+  });
+
   it('starts with a --config file and prints URLs, keys, the admin token and a working curl line', async () => {
     const file = join(dir, 'custom.json');
     await writeFile(file, JSON.stringify(customConfig));

@@ -23,6 +23,18 @@ describe('parseServerConfig', () => {
     expect(config.environments[0]!.traits?.['user-42']).toBeDefined();
   });
 
+  it('takes limits, checked: an unknown one or a bad value is a ConfigError at limits', () => {
+    expect(parseServerConfig({ ...demo, limits: { eventsPerKind: 50 } }).limits).toEqual({ eventsPerKind: 50 });
+    for (const limits of [{ eventsPerKind: 0 }, { nope: 1 }, 'many']) {
+      expect(() => parseServerConfig({ ...demo, limits })).toThrow(ConfigError);
+      try {
+        parseServerConfig({ ...demo, limits });
+      } catch (error) {
+        expect((error as ConfigError).path).toBe('limits');
+      }
+    }
+  });
+
   it('returns copies: changing one does not change the next', () => {
     const first = demoConfig();
     first.environments[0]!.snapshot.flags = {};
