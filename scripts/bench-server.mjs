@@ -6,14 +6,13 @@
 //   npm run bench:server                 # 200 and 304, 3 rounds of 5 s each
 //   node scripts/bench-server.mjs 2 3    # 2 rounds of 3 s
 import autocannon from 'autocannon';
-import { build } from 'esbuild';
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+import { fileURLToPath } from 'node:url';
+import { startBundledServer } from './server-kit.mjs';
+
 const KEY = 'svc_sdk_client_demo_prod_0001';
 const TARGET_RATIO = 0.8;
 
@@ -21,20 +20,7 @@ const TARGET_RATIO = 0.8;
 // Children: one server each, announcing its port.
 
 async function serveReference() {
-  await build({
-    entryPoints: [join(ROOT, 'reference-server/index.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    // Inside the repository, so that `ws` resolves from its node_modules.
-    outfile: join(ROOT, 'node_modules/.cache/flagplane-bench-server/reference-server.mjs'),
-    write: true,
-    logLevel: 'silent',
-  });
-  const { startReferenceServer } = await import(pathToFileURL(join(ROOT, 'node_modules/.cache/flagplane-bench-server/reference-server.mjs')).href);
-  const server = await startReferenceServer({ port: 0 });
+  const server = await startBundledServer({ port: 0 });
   process.send({ port: server.port });
 }
 

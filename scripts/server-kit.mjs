@@ -1,0 +1,26 @@
+// What the server benchmarks share (scripts/bench-server.mjs, scripts/bench-flood.mjs): the
+// reference server built from its sources, started in the process that imports this.
+import { build } from 'esbuild';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+// Inside the repository, so that `ws` resolves from its node_modules.
+const OUTFILE = join(ROOT, 'node_modules/.cache/flagplane-bench-server/reference-server.mjs');
+
+/** Bundles reference-server/index.ts and starts it with `options`. */
+export async function startBundledServer(options) {
+  await build({
+    entryPoints: [join(ROOT, 'reference-server/index.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    outfile: OUTFILE,
+    write: true,
+    logLevel: 'silent',
+  });
+  const { startReferenceServer } = await import(pathToFileURL(OUTFILE).href);
+  return startReferenceServer(options);
+}
