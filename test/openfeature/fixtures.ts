@@ -23,13 +23,13 @@ export const proOnly: Flag = {
 };
 
 /** The flags the OpenFeature tests resolve; `theme` is what each publish changes. */
-export function providerSnapshot(theme = 'light'): FlagSnapshot {
+export function providerSnapshot(theme = 'light', darkModeForAll = false): FlagSnapshot {
   return {
     schemaVersion: 1,
     version: 0,
     environmentId: 'production',
     flags: {
-      'dark-mode': proOnly,
+      'dark-mode': darkModeForAll ? { ...proOnly, fallthrough: { variation: 1 } } : proOnly,
       theme: serving(theme, 'theme'),
       'page-size': serving(20, 'page-size'),
       banner: serving({ show: true, headline: 'Spring' }, 'banner'),
