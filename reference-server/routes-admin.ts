@@ -2,7 +2,9 @@ import type { HandlerResult } from './http-responses';
 import { HttpError } from './http-responses';
 import { parseJsonBody } from './request-body';
 import type { Route, RouteRequest } from './router';
+import { newest } from './engines/memory-event-stores';
 import type { ServerActions } from './server-actions';
+import type { AnalyticsStore, IdentifyQueueStore } from './engines/contracts';
 import type { ReferenceServerStores } from './stores';
 
 /** Every admin route is under it; the admin token is checked for every path under it. */
@@ -14,16 +16,18 @@ export const ADMIN_BODY_LIMIT = 5 * 1024 * 1024;
 export interface AdminRouteDeps {
   stores: ReferenceServerStores;
   actions: ServerActions;
+  identifyQueue: IdentifyQueueStore;
+  analytics: AnalyticsStore;
   /** Open stream connections subscribed to the environment. */
   streams(environmentId: string): number;
 }
 
-/** The newest `?limit=` entries of a log (all without it): a console polls the tail. */
-function newest<T>(request: RouteRequest, entries: readonly T[]): T[] {
+/** `?limit=`: how many of the newest entries of a log to answer (all without it); a console polls the tail. */
+function limitOf(request: RouteRequest): number | undefined {
   const limit = request.query.get('limit');
-  if (limit === null) return [...entries];
+  if (limit === null) return undefined;
   if (!/^\d{1,9}$/.test(limit)) throw new HttpError(400, 'invalid_request', 'limit must be a non-negative integer', 'limit');
-  return Number(limit) === 0 ? [] : entries.slice(-Number(limit));
+  return Number(limit);
 }
 
 async function readJson(request: RouteRequest): Promise<unknown> {
@@ -40,7 +44,7 @@ function param(request: RouteRequest, name: string): string {
  * protocol.md §7. The router checks the admin token of every /admin/ request before it looks
  * for a route (server.ts), so these handlers never see a request without it.
  */
-export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps): Route[] {
+export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams }: AdminRouteDeps): Route[] {
   const ok = (body: unknown, status = 200): HandlerResult => ({ status, body });
   const environment = (request: RouteRequest) => {
     const id = param(request, 'id');
@@ -68,9 +72,9 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
     {
       pattern: '/admin/v1/environments/:id/flags/:key',
       methods: {
-        PUT: async (r) => ok(actions.putFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
-        PATCH: async (r) => ok(actions.patchFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
-        DELETE: (r) => ok(actions.deleteFlag(param(r, 'id'), param(r, 'key'))),
+        PUT: async (r) => ok(await actions.putFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
+        PATCH: async (r) => ok(await actions.patchFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
+        DELETE: async (r) => ok(await actions.deleteFlag(param(r, 'id'), param(r, 'key'))),
       },
     },
     {
@@ -79,11 +83,11 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
     },
     {
       pattern: '/admin/v1/environments/:id/snapshot',
-      methods: { PUT: async (r) => ok(actions.publish(param(r, 'id'), await readJson(r))) },
+      methods: { PUT: async (r) => ok(await actions.publish(param(r, 'id'), await readJson(r))) },
     },
     {
       pattern: '/admin/v1/environments/:id/resync',
-      methods: { POST: (r) => ok(actions.resync(param(r, 'id'))) },
+      methods: { POST: async (r) => ok(await actions.resync(param(r, 'id'))) },
     },
     {
       pattern: '/admin/v1/environments/:id/keys',
@@ -91,7 +95,7 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
         POST: async (r) => {
           const body = await readJson(r);
           const kind = typeof body === 'object' && body !== null ? (body as { kind?: unknown }).kind : undefined;
-          const { key, environmentId } = actions.createKey(param(r, 'id'), kind);
+          const { key, environmentId } = await actions.createKey(param(r, 'id'), kind);
           return ok({ key, kind, environmentId }, 201);
         },
       },
@@ -99,23 +103,23 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
     {
       pattern: '/admin/v1/keys/:key',
       methods: {
-        DELETE: (r) => {
-          actions.revokeKey(param(r, 'key'));
+        DELETE: async (r) => {
+          await actions.revokeKey(param(r, 'key'));
           return { status: 204 };
         },
       },
     },
     {
       pattern: '/admin/v1/environments/:id/traits/:userId',
-      methods: { PUT: async (r) => ok(actions.setTraits(param(r, 'id'), param(r, 'userId'), await readJson(r))) },
+      methods: { PUT: async (r) => ok(await actions.setTraits(param(r, 'id'), param(r, 'userId'), await readJson(r))) },
     },
     {
       pattern: '/admin/v1/environments/:id/identify-queue',
       methods: {
-        GET: (r) => ok({ rows: newest(r, stores.identifyQueue.forEnvironment(environment(r))) }),
+        GET: async (r) => ok({ rows: await identifyQueue.list(environment(r), limitOf(r)) }),
       },
     },
-    { pattern: '/admin/v1/analytics', methods: { GET: (r) => ok({ events: newest(r, stores.analytics.events) }) } },
-    { pattern: '/admin/v1/diagnostics', methods: { GET: (r) => ok({ events: newest(r, stores.diagnostics.events) }) } },
+    { pattern: '/admin/v1/analytics', methods: { GET: async (r) => ok({ events: await analytics.list(limitOf(r)) }) } },
+    { pattern: '/admin/v1/diagnostics', methods: { GET: (r) => ok({ events: newest(stores.diagnostics.events, limitOf(r)) }) } },
   ];
 }

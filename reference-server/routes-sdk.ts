@@ -8,7 +8,14 @@ import type { HandlerResult } from './http-responses';
 import { HttpError } from './http-responses';
 import { isJsonContentType, parseJsonBody } from './request-body';
 import type { Route, RouteRequest } from './router';
+import type { AnalyticsStore, IdentifyQueueStore } from './engines/contracts';
 import type { KeyKind, ReferenceServerStores } from './stores';
+
+/** Where accepted identify events and production evaluations go: memory, or Postgres. */
+export interface EventStores {
+  identifyQueue: IdentifyQueueStore;
+  analytics: AnalyticsStore;
+}
 
 /** The snapshot a key may read: client keys see only `clientSide: true` flags (protocol.md §1). */
 export function snapshotForKey(snapshot: FlagSnapshot, kind: KeyKind): FlagSnapshot {
@@ -60,7 +67,7 @@ function getSnapshot(stores: ReferenceServerStores, request: RouteRequest): Hand
   return { status: 200, headers, body: snapshotForKey(snapshot, key.kind) };
 }
 
-async function postEvents(stores: ReferenceServerStores, request: RouteRequest): Promise<HandlerResult> {
+async function postEvents(stores: ReferenceServerStores, events: EventStores, request: RouteRequest): Promise<HandlerResult> {
   const key = requireSdkKey(request.headers, stores.keys);
   if (!isJsonContentType(request.headers)) {
     throw new HttpError(415, 'unsupported_media_type', 'the events body must be sent as Content-Type: application/json');
@@ -71,7 +78,7 @@ async function postEvents(stores: ReferenceServerStores, request: RouteRequest):
   const environment = stores.environments.get(key.environmentId);
   if (!environment) throw new Error(`environment "${key.environmentId}" is missing`);
   const routed = routeEvents(check.batch.events, environment, new Date().toISOString());
-  storeRoutedEvents(routed, stores);
+  await storeRoutedEvents(routed, { ...events, diagnostics: stores.diagnostics });
   return { status: 202, body: { accepted: check.batch.events.length } };
 }
 
@@ -93,10 +100,10 @@ function streamWithoutUpgrade(): HandlerResult {
 }
 
 /** GET snapshot, POST events, GET identity, and the plain-HTTP face of the stream route. */
-export function createSdkRoutes(stores: ReferenceServerStores): Route[] {
+export function createSdkRoutes(stores: ReferenceServerStores, events: EventStores): Route[] {
   return [
     { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, request) } },
-    { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, request) } },
+    { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, events, request) } },
     { pattern: '/sdk/v1/identity', methods: { GET: (request) => getIdentity(stores, request) } },
     { pattern: '/sdk/v1/stream', methods: { GET: streamWithoutUpgrade } },
   ];

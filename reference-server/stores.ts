@@ -49,6 +49,8 @@ export interface KeyStore {
 export interface TraitStore {
   get(environmentId: string, userId: string): Traits | undefined;
   set(environmentId: string, userId: string, traits: Traits): void;
+  /** Every user of the environment with their traits. */
+  entries(environmentId: string): Array<[userId: string, traits: Traits]>;
 }
 
 /** One row of the identify queue, as a relational table would hold it. */
@@ -64,6 +66,8 @@ export interface IdentifyQueue {
   readonly rows: readonly IdentifyRow[];
   append(row: Omit<IdentifyRow, 'id'>): IdentifyRow;
   forEnvironment(environmentId: string): IdentifyRow[];
+  /** Removes the rows with these ids (a consumer acknowledged them); returns how many it removed. */
+  remove(ids: ReadonlySet<number>): number;
 }
 
 /** A diagnostic event as received, plus where and when it arrived. */
@@ -161,6 +165,7 @@ export function createTraitStore(initial: Readonly<Record<string, Record<string,
       }
       users.set(userId, structuredClone(traits));
     },
+    entries: (environmentId) => [...(byEnvironment.get(environmentId) ?? [])],
   };
   for (const [environmentId, users] of Object.entries(initial)) {
     for (const [userId, traits] of Object.entries(users)) store.set(environmentId, userId, traits);
@@ -170,14 +175,23 @@ export function createTraitStore(initial: Readonly<Record<string, Record<string,
 
 export function createIdentifyQueue(): IdentifyQueue {
   const rows: IdentifyRow[] = [];
+  let lastId = 0;
   return {
     rows,
     append(row) {
-      const stored: IdentifyRow = { id: rows.length + 1, ...row };
+      lastId += 1;
+      const stored: IdentifyRow = { id: lastId, ...row };
       rows.push(stored);
       return stored;
     },
     forEnvironment: (environmentId) => rows.filter((row) => row.environmentId === environmentId),
+    remove(ids) {
+      let kept = 0;
+      for (const row of rows) if (!ids.has(row.id)) rows[kept++] = row;
+      const removed = rows.length - kept;
+      rows.length = kept;
+      return removed;
+    },
   };
 }
 

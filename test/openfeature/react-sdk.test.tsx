@@ -30,7 +30,7 @@ function DarkMode() {
 describe('@openfeature/react-sdk on FlagplaneWebProvider', () => {
   it('useStringFlagValue re-renders after a publish; a reader of an unchanged flag does not', async () => {
     const provider = new FlagplaneWebProvider({
-      sdkKey: server.createKey('production', 'client'),
+      sdkKey: await server.createKey('production', 'client'),
       baseUrl: server.baseUrl,
       pollInterval: 0,
       events: false,

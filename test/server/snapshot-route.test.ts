@@ -62,7 +62,7 @@ describe('GET /sdk/v1/snapshot', () => {
 
   it('moves the ETag and version forward after a publish', async () => {
     const server = await servers.start();
-    const { version } = server.publish('production', { ...demo.environments[0]!.snapshot, flags: {} });
+    const { version } = await server.publish('production', { ...demo.environments[0]!.snapshot, flags: {} });
     expect(version).toBe(2);
     const stale = await call(server, '/sdk/v1/snapshot', { headers: { 'if-none-match': '"snapshot-1"' } });
     expect(stale.status).toBe(200);
