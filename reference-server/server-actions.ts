@@ -56,8 +56,22 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** protocol.md §9: flag keys are identifiers, as in events. */
 const FLAG_KEY_LIMIT = 256;
 
-/** How many times a flag edit re-reads the current snapshot when another write came first. */
-const EDIT_ATTEMPTS = 8;
+/** How many times a flag edit re-reads the current snapshot when another instance wrote first. */
+const EDIT_ATTEMPTS = 16;
+
+/** Runs each environment's edits one after another, so they race only with other instances'. */
+function editQueue() {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(environmentId: string, work: () => Promise<T>): Promise<T> => {
+    const result = (tails.get(environmentId) ?? Promise.resolve()).then(work);
+    const tail = result.catch(() => undefined);
+    tails.set(environmentId, tail);
+    void tail.then(() => {
+      if (tails.get(environmentId) === tail) tails.delete(environmentId);
+    });
+    return result;
+  };
+}
 
 export interface ServerActionDeps {
   /** This instance's working copy, read by the request paths. */
@@ -81,6 +95,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
     gateway.notifyUpdated(environmentId, outcome.snapshot.version);
     return outcome.snapshot.version;
   };
+  const inTurn = editQueue();
   /**
    * Publishes the current snapshot with `edit` applied to a copy of its flags, as the next
    * version — only if no other write (of any instance) came between the read and the store;
@@ -89,6 +104,9 @@ export function createServerActions({ working, control, gateway }: ServerActionD
   const editFlags = async (environmentId: string, key: string, mustExist: boolean, edit: (flags: Record<string, unknown>, schemaVersion: number) => void) => {
     requireEnvironment(environmentId);
     if (key.length > FLAG_KEY_LIMIT) throw new HttpError(400, 'invalid_request', `a flag key has at most ${FLAG_KEY_LIMIT} characters`, 'key');
+    return inTurn(environmentId, () => editLoop(environmentId, key, mustExist, edit));
+  };
+  const editLoop = async (environmentId: string, key: string, mustExist: boolean, edit: (flags: Record<string, unknown>, schemaVersion: number) => void) => {
     for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt += 1) {
       const current = await control.current(environmentId);
       if (!current) throw new Error(`environment "${environmentId}" has no current snapshot`);

@@ -10,7 +10,8 @@ CREATE TABLE IF NOT EXISTS flagplane_identify_queue (
   user_id text NOT NULL,
   traits jsonb NOT NULL,
   received_at timestamptz NOT NULL,
-  claimed_at timestamptz
+  claimed_at timestamptz,
+  lease_until timestamptz
 );
 CREATE INDEX IF NOT EXISTS flagplane_identify_queue_environment ON flagplane_identify_queue (environment_id, id);
 CREATE TABLE IF NOT EXISTS flagplane_analytics_events (
@@ -33,12 +34,12 @@ SELECT * FROM (
   WHERE environment_id = $1 ORDER BY id DESC LIMIT $2
 ) newest ORDER BY id`;
 
-/** What a queue consumer runs: claim up to $2 unclaimed (or lapsed, older than $3 ms) rows of $1. */
+/** What a queue consumer runs: claim, for $3 ms, up to $2 of the oldest rows of $1 that no live claim holds. */
 export const CLAIM_IDENTIFY_SQL = `
-UPDATE flagplane_identify_queue q SET claimed_at = now()
+UPDATE flagplane_identify_queue q SET claimed_at = now(), lease_until = now() + make_interval(secs => $3::float8 / 1000)
 FROM (
   SELECT id FROM flagplane_identify_queue
-  WHERE environment_id = $1 AND (claimed_at IS NULL OR claimed_at <= now() - make_interval(secs => $3::float8 / 1000))
+  WHERE environment_id = $1 AND (lease_until IS NULL OR lease_until <= now())
   ORDER BY id LIMIT $2
   FOR UPDATE SKIP LOCKED
 ) claimable

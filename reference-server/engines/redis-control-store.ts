@@ -38,9 +38,14 @@ function parseSnapshot(text: string, version: number, environmentId: string): Fl
 
 async function connect(Redis: typeof RedisClient, url: string, name: string, onError: (error: unknown) => void): Promise<RedisClient> {
   const client = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 2 });
-  client.on('error', onError);
+  let connected = false;
+  // A failure to connect is the error connect() rejects with; only later ones are reported.
+  client.on('error', (error) => {
+    if (connected) onError(error);
+  });
   try {
     await client.connect();
+    connected = true;
     return client;
   } catch (cause) {
     client.disconnect();
