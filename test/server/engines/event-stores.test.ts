@@ -2,7 +2,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnalyticsStore, IdentifyQueueStore } from '../../../reference-server/engines/contracts';
 import { createMemoryAnalyticsStore, createMemoryIdentifyQueueStore } from '../../../reference-server/engines/memory-event-stores';
+import pg from 'pg';
 import { openPostgresEventStores } from '../../../reference-server/engines/postgres-event-stores';
+import { CLAIM_IDENTIFY_SQL } from '../../../reference-server/engines/postgres-schema';
 import type { StoredEvent } from '../../../reference-server/stores';
 import { createEventLog, createIdentifyQueue } from '../../../reference-server/stores';
 import { describeWithBinaries } from '../../helpers/engine-binaries';
@@ -106,6 +108,25 @@ describeWithBinaries('event store contracts: Postgres', [postgresNeed], () => {
       return { queue: stores.identifyQueue, analytics: stores.analytics, close: stores.close };
     },
   }));
+
+  it('skips rows another consumer is claiming in an open transaction, without waiting for it', async () => {
+    const url = await postgres.createDatabase();
+    const stores = await openPostgresEventStores({ url });
+    const consumer = new pg.Client({ connectionString: url });
+    await consumer.connect();
+    try {
+      await stores.identifyQueue.append([row('production', 1), row('production', 2), row('production', 3)]);
+      await consumer.query('BEGIN');
+      expect((await consumer.query(CLAIM_IDENTIFY_SQL, ['production', 2, 60_000])).rows).toHaveLength(2);
+      const other = await Promise.race([stores.identifyQueue.claim('production', 10, 60_000), sleep(2000).then(() => 'waited')]);
+      expect(other).not.toBe('waited');
+      expect((other as Array<{ userId: string }>).map((r) => r.userId)).toEqual(['u-3']);
+      await consumer.query('ROLLBACK');
+    } finally {
+      await consumer.end();
+      await stores.close();
+    }
+  });
 
   it('creates its schema once, also when two instances start at the same time', async () => {
     const url = await postgres.createDatabase();
