@@ -7,6 +7,7 @@ import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
 import { redisKeys } from './redis-keys';
+import { changesFrom } from './working-copy';
 import { ADD_KEY_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
 
 export interface RedisControlOptions {
@@ -82,20 +83,6 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
     const snapshot = await snapshotAt(change.environmentId, change.version);
     return snapshot && { kind: 'published', environmentId: change.environmentId, snapshot };
   };
-  // One at a time, in channel order: a later version never reaches the listeners before an earlier one.
-  let received = Promise.resolve();
-  subscriber.on('message', (channel: string, text: string) => {
-    if (channel !== k.channel) return;
-    received = received
-      .then(async () => {
-        const announcement = JSON.parse(text) as Announcement;
-        if (announcement.origin === origin) return;
-        const change = await changeOf(announcement);
-        if (change) for (const listener of listeners) listener(change);
-      })
-      .catch(onError);
-  });
-
   const load = async (): Promise<ControlState> => {
     const environments = await command.hgetall(k.environments);
     const ids = Object.keys(environments);
@@ -118,6 +105,30 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
       ),
     };
   };
+
+  // One at a time, in channel order: a later version never reaches the listeners before an earlier one.
+  let received = Promise.resolve();
+  subscriber.on('message', (channel: string, text: string) => {
+    if (channel !== k.channel) return;
+    received = received
+      .then(async () => {
+        const announcement = JSON.parse(text) as Announcement;
+        if (announcement.origin === origin) return;
+        const change = await changeOf(announcement);
+        if (change) for (const listener of listeners) listener(change);
+      })
+      .catch(onError);
+  });
+  // Registered after the first connect, so it fires only when the subscriber reconnects: what
+  // was announced meanwhile is lost, so everything is read again and passed on as changes.
+  subscriber.on('ready', () => {
+    received = received
+      .then(async () => {
+        const changes = changesFrom(await load());
+        for (const change of changes) for (const listener of listeners) listener(change);
+      })
+      .catch(onError);
+  });
 
   return {
     engine: 'redis',

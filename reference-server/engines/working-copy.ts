@@ -42,6 +42,21 @@ export function stateFromSeed(seed: ControlSeed): ControlState {
   };
 }
 
+/** The changes that bring any working copy to `state`: each current snapshot, every key, revocation and trait. */
+export function changesFrom(state: ControlState): ControlChange[] {
+  const changes: ControlChange[] = [];
+  for (const { id, current, snapshots } of state.environments) {
+    const snapshot = snapshots.find((s) => s.version === current);
+    if (snapshot) changes.push({ kind: 'published', environmentId: id, snapshot });
+  }
+  for (const { revoked, ...record } of state.keys) {
+    changes.push({ kind: 'key-added', record });
+    if (revoked) changes.push({ kind: 'key-revoked', key: record.key });
+  }
+  for (const traits of state.traits) changes.push({ kind: 'traits-set', ...traits });
+  return changes;
+}
+
 /** Applies a change to the working copy; applying one twice changes nothing. */
 export function applyChange(working: WorkingCopy, change: ControlChange): void {
   switch (change.kind) {

@@ -67,6 +67,23 @@ describeWithBinaries('two instances on one Redis and one Postgres', [redisNeed, 
     expect((await call(b, '/sdk/v1/snapshot', { key: DEMO.prodServerKey })).status).toBe(200);
   });
 
+  it("catches up on what B's subscriber missed while Redis had cut it off", async () => {
+    const plane = await deployment();
+    const a = await plane.start();
+    const b = await plane.start();
+    const stream = await servers.subscribe(b, DEMO.prodClientKey, 'production', 1);
+    const probe = new Redis(redis.url);
+    try {
+      // Every subscriber reconnects after a retry delay; the publish lands in that gap.
+      await probe.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+      const { version } = await a.publish('production', { schemaVersion: 1, flags: {} });
+      expect(await stream.next('snapshot.updated')).toEqual({ type: 'snapshot.updated', environmentId: 'production', version });
+      expect(b.stores.environments.current('production')?.version).toBe(version);
+    } finally {
+      probe.disconnect();
+    }
+  });
+
   it('loses no update when A and B edit flags at the same time', async () => {
     const plane = await deployment();
     const a = await plane.start();
