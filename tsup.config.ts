@@ -56,7 +56,8 @@ export default defineConfig([
     // cli.ts finds the console beside itself through import.meta.url, in the CommonJS build too.
     shims: true,
     sourcemap: true,
-    external: ['ws'],
+    // The engines' clients are optional peers, imported only with --redis / --postgres.
+    external: ['ws', 'ioredis', 'pg'],
   },
   {
     // The React bindings, and the OpenFeature providers (docs/openfeature.md), which load only

@@ -29,6 +29,14 @@ class Ring<T> {
   toArray(): T[] {
     return [...this.slots.slice(this.start), ...this.slots.slice(0, this.start)];
   }
+  /** Keeps only the entries `keep` accepts, in order; returns how many it removed. */
+  retain(keep: (value: T) => boolean): number {
+    const kept = this.toArray().filter(keep);
+    const removed = this.slots.length - kept.length;
+    this.slots.splice(0, this.slots.length, ...kept);
+    this.start = 0;
+    return removed;
+  }
 }
 
 /** A page of a log: oldest first, and whether older entries remain before it. */
@@ -55,6 +63,12 @@ export function createBoundedLog<T>(capacity: number, onEvict: () => void) {
       seq += 1;
       if (ring.push({ seq, entry })) onEvict();
       return seq;
+    },
+    /** Removes the entries `remove` picks, whatever their bucket; returns how many. */
+    removeWhere(remove: (entry: T) => boolean): number {
+      let removed = 0;
+      for (const ring of buckets.values()) removed += ring.retain(({ entry }) => !remove(entry));
+      return removed;
     },
     /** Every entry kept (of the buckets `only` accepts), oldest first. */
     all(only?: (bucket: string) => boolean): T[] {

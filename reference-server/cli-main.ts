@@ -4,6 +4,8 @@ import { DEFAULT_LIMITS, resolveLimits, type ServerLimits } from './limits';
 import type { ServerConfig } from './config';
 import type { ReferenceServer } from './server';
 import { startReferenceServer } from './server';
+import { EngineError } from './engines/engine-error';
+import { MissingPackageError } from './engines/optional-package';
 import { STREAM_PATH } from './stream-messages';
 
 /** Where the CLI writes; `cli.ts` passes the console, tests pass collectors. */
@@ -25,14 +27,20 @@ Options:
   --config <file>  JSON config: { adminToken?, environments: [...] } (default: the demo config)
   --port <port>    port to listen on, 0 for any free port (default: ${DEFAULT_PORT})
   --host <host>    interface to listen on (default: ${DEFAULT_HOST})
+  --redis <url>    keep environments, snapshots, keys and traits in Redis, shared with every
+                   instance on it (env FLAGPLANE_REDIS_URL; needs the ioredis package)
+  --postgres <url> keep the identify queue and analytics in Postgres (env FLAGPLANE_POSTGRES_URL;
+                   needs the pg package)
   --limit <name=value>
                    change one limit; repeatable. The limits and their defaults:
 ${Object.entries(DEFAULT_LIMITS)
   .map(([name, value]) => `                     ${name}=${value}`)
   .join('\n')}
-  --help           print this help`;
+  --help           print this help
 
-type ParsedArgs = { kind: 'help' } | { kind: 'run'; config?: string; port: number; host: string; limits: Partial<ServerLimits> };
+Without --redis and --postgres everything is in memory. With --redis, --config seeds an empty
+Redis only: once this deployment's data is there, the config's environments and keys are not
+applied again.`;
 
 /** `--limit name=value` options as limits; the values are checked by resolveLimits. */
 function parseLimits(values: readonly string[]): Partial<ServerLimits> {
@@ -46,7 +54,11 @@ function parseLimits(values: readonly string[]): Partial<ServerLimits> {
   return limits as Partial<ServerLimits>;
 }
 
-function parseCliArgs(argv: readonly string[]): ParsedArgs {
+type ParsedArgs =
+  | { kind: 'help' }
+  | { kind: 'run'; config?: string; port: number; host: string; limits: Partial<ServerLimits>; redis?: string; postgres?: string };
+
+function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedArgs {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -54,6 +66,8 @@ function parseCliArgs(argv: readonly string[]): ParsedArgs {
       port: { type: 'string' },
       host: { type: 'string' },
       limit: { type: 'string', multiple: true },
+      redis: { type: 'string' },
+      postgres: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -66,6 +80,11 @@ function parseCliArgs(argv: readonly string[]): ParsedArgs {
   if (values.host === '') throw new TypeError('--host must not be empty');
   const parsed: ParsedArgs = { kind: 'run', port, host: values.host ?? DEFAULT_HOST, limits: parseLimits(values.limit ?? []) };
   if (values.config !== undefined) parsed.config = values.config;
+  const redis = values.redis ?? (env.FLAGPLANE_REDIS_URL || undefined);
+  const postgres = values.postgres ?? (env.FLAGPLANE_POSTGRES_URL || undefined);
+  if (redis === '' || postgres === '') throw new TypeError('--redis and --postgres need a URL');
+  if (redis !== undefined) parsed.redis = redis;
+  if (postgres !== undefined) parsed.postgres = postgres;
   return parsed;
 }
 
@@ -73,6 +92,13 @@ function parseCliArgs(argv: readonly string[]): ParsedArgs {
 export interface ConsoleAssets {
   dir: string;
   built: boolean;
+}
+
+function describeEngines(engines: ReferenceServer['engines']): string {
+  if (engines.control === 'memory' && engines.events === 'memory') return 'in memory (--redis and --postgres share them between instances)';
+  const control = engines.control === 'redis' ? 'Redis' : 'memory';
+  const events = engines.events === 'postgres' ? 'Postgres' : 'memory';
+  return `environments, keys and traits in ${control}; identify queue and analytics in ${events}`;
 }
 
 /**
@@ -92,14 +118,16 @@ export function describeServer(server: ReferenceServer, console?: ConsoleAssets)
     `  base URL     ${server.baseUrl}`,
     `  stream URL   ${server.wsUrl}${STREAM_PATH}`,
     `  admin token  ${server.adminToken}`,
+    `  stores       ${describeEngines(server.engines)}`,
     '',
     'environments',
   );
   for (const environment of server.stores.environments.list()) {
     lines.push(`  ${environment.id} (${environment.kind}, version ${environment.kv.current})`);
-    for (const key of server.stores.keys.list(environment.id)) lines.push(`    ${key.kind.padEnd(6)}  ${key.key}`);
+    for (const key of server.stores.keys.list(environment.id)) lines.push(`    ${key.kind.padEnd(6)}  ${key.key}${key.revoked ? '  (revoked)' : ''}`);
   }
-  const clientKey = server.stores.keys.list().find((key) => key.kind === 'client') ?? server.stores.keys.list()[0];
+  const active = server.stores.keys.list().filter((key) => !key.revoked);
+  const clientKey = active.find((key) => key.kind === 'client') ?? active[0];
   if (clientKey) {
     lines.push('', 'try', `  curl -H 'Authorization: Bearer ${clientKey.key}' ${server.baseUrl}/sdk/v1/snapshot`);
   }
@@ -107,10 +135,10 @@ export function describeServer(server: ReferenceServer, console?: ConsoleAssets)
 }
 
 /** Parses `argv`, loads the config and starts the server (with the console of `console`); never calls `process.exit`. */
-export async function runCli(argv: readonly string[], io: CliIo, console?: ConsoleAssets): Promise<CliOutcome> {
+export async function runCli(argv: readonly string[], io: CliIo, console?: ConsoleAssets, env: NodeJS.ProcessEnv = process.env): Promise<CliOutcome> {
   let args: ParsedArgs;
   try {
-    args = parseCliArgs(argv);
+    args = parseCliArgs(argv, env);
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${USAGE}`);
     return { kind: 'exit', code: 2 };
@@ -134,10 +162,16 @@ export async function runCli(argv: readonly string[], io: CliIo, console?: Conso
       host: args.host,
       config,
       limits: args.limits,
+      ...(args.redis !== undefined && { redis: args.redis }),
+      ...(args.postgres !== undefined && { postgres: args.postgres }),
       ...(console && { consoleDir: console.dir }),
       onInternalError: (error) => io.err(`internal error: ${(error as Error)?.stack ?? String(error)}`),
     });
   } catch (error) {
+    if (error instanceof MissingPackageError || error instanceof EngineError) {
+      io.err(error.message);
+      return { kind: 'exit', code: 1 };
+    }
     io.err(`cannot listen on ${args.host}:${args.port}: ${(error as Error).message}`);
     return { kind: 'exit', code: 1 };
   }

@@ -1,5 +1,6 @@
 import type { DiagnosticEvent } from './event-batch-validation';
-import type { EnvironmentKind, EventLog, IdentifyQueue, IdentifyRow, StoredEvent } from './stores';
+import type { AnalyticsStore, IdentifyQueueStore } from './engines/contracts';
+import type { EnvironmentKind, EventLog, IdentifyRow, StoredEvent } from './stores';
 
 export interface RoutedEvents {
   identify: Omit<IdentifyRow, 'id'>[];
@@ -29,11 +30,11 @@ export function routeEvents(
   return routed;
 }
 
-export function storeRoutedEvents(
+/** Stores what {@link routeEvents} routed; resolves once the identify queue and analytics store hold it. */
+export async function storeRoutedEvents(
   routed: RoutedEvents,
-  stores: { identifyQueue: IdentifyQueue; analytics: EventLog; diagnostics: EventLog },
-): void {
-  for (const row of routed.identify) stores.identifyQueue.append(row);
-  for (const event of routed.analytics) stores.analytics.append(event);
+  stores: { identifyQueue: IdentifyQueueStore; analytics: AnalyticsStore; diagnostics: EventLog },
+): Promise<void> {
   for (const event of routed.diagnostics) stores.diagnostics.append(event);
+  await Promise.all([stores.identifyQueue.append(routed.identify), stores.analytics.append(routed.analytics)]);
 }

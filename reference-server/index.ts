@@ -20,5 +20,17 @@ export type {
   TraitStore,
 } from './stores';
 export type { ErrorBody, ErrorCode } from './http-responses';
+export { MissingPackageError } from './engines/optional-package';
+export { EngineError } from './engines/engine-error';
+export type {
+  AnalyticsStore,
+  ClaimedRow,
+  ControlChange,
+  ControlSeed,
+  ControlState,
+  ControlStore,
+  IdentifyQueueStore,
+  PublishOutcome,
+} from './engines/contracts';
 export { CLOSE_CODES, STREAM_PATH, STREAM_PROTOCOL } from './stream-messages';
 export type { ResyncReason, ServerMessage } from './stream-messages';

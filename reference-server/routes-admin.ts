@@ -4,6 +4,7 @@ import { parseJsonBody } from './request-body';
 import type { Route, RouteRequest } from './router';
 import type { ServerActions } from './server-actions';
 import type { LogPage } from './bounded-log';
+import type { AnalyticsStore, IdentifyQueueStore } from './engines/contracts';
 import type { ReferenceServerStores } from './stores';
 
 /** Every admin route is under it; the admin token is checked for every path under it. */
@@ -15,6 +16,8 @@ export const ADMIN_BODY_LIMIT = 5 * 1024 * 1024;
 export interface AdminRouteDeps {
   stores: ReferenceServerStores;
   actions: ServerActions;
+  identifyQueue: IdentifyQueueStore;
+  analytics: AnalyticsStore;
   /** Open stream connections subscribed to the environment. */
   streams(environmentId: string): number;
 }
@@ -39,9 +42,13 @@ function pageRequest(request: RouteRequest): { limit: number; before: number | u
  * One page of a log: the newest `limit` entries (older than the cursor), oldest first, and
  * `nextCursor` while older ones remain. Never more than PAGE_SIZE.max entries per answer.
  */
-function listing<T>(name: string, request: RouteRequest, read: (limit: number, before?: number) => LogPage<T>): HandlerResult {
+async function listing<T>(
+  name: string,
+  request: RouteRequest,
+  read: (limit: number, before?: number) => LogPage<T> | Promise<LogPage<T>>,
+): Promise<HandlerResult> {
   const { limit, before } = pageRequest(request);
-  const { entries, more } = read(limit, before);
+  const { entries, more } = await read(limit, before);
   const page: Record<string, unknown> = { [name]: entries.map(({ entry }) => entry) };
   if (more && entries.length > 0) page.nextCursor = String(entries[0]!.seq);
   return { status: 200, body: page };
@@ -61,7 +68,7 @@ function param(request: RouteRequest, name: string): string {
  * protocol.md §7. The router checks the admin token of every /admin/ request before it looks
  * for a route (server.ts), so these handlers never see a request without it.
  */
-export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps): Route[] {
+export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams }: AdminRouteDeps): Route[] {
   const ok = (body: unknown, status = 200): HandlerResult => ({ status, body });
   const environment = (request: RouteRequest) => {
     const id = param(request, 'id');
@@ -89,9 +96,9 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
     {
       pattern: '/admin/v1/environments/:id/flags/:key',
       methods: {
-        PUT: async (r) => ok(actions.putFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
-        PATCH: async (r) => ok(actions.patchFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
-        DELETE: (r) => ok(actions.deleteFlag(param(r, 'id'), param(r, 'key'))),
+        PUT: async (r) => ok(await actions.putFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
+        PATCH: async (r) => ok(await actions.patchFlag(param(r, 'id'), param(r, 'key'), await readJson(r))),
+        DELETE: async (r) => ok(await actions.deleteFlag(param(r, 'id'), param(r, 'key'))),
       },
     },
     {
@@ -110,11 +117,11 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
     },
     {
       pattern: '/admin/v1/environments/:id/snapshot',
-      methods: { PUT: async (r) => ok(actions.publish(param(r, 'id'), await readJson(r))) },
+      methods: { PUT: async (r) => ok(await actions.publish(param(r, 'id'), await readJson(r))) },
     },
     {
       pattern: '/admin/v1/environments/:id/resync',
-      methods: { POST: (r) => ok(actions.resync(param(r, 'id'))) },
+      methods: { POST: async (r) => ok(await actions.resync(param(r, 'id'))) },
     },
     {
       pattern: '/admin/v1/environments/:id/keys',
@@ -122,7 +129,7 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
         POST: async (r) => {
           const body = await readJson(r);
           const kind = typeof body === 'object' && body !== null ? (body as { kind?: unknown }).kind : undefined;
-          const { key, environmentId } = actions.createKey(param(r, 'id'), kind);
+          const { key, environmentId } = await actions.createKey(param(r, 'id'), kind);
           return ok({ key, kind, environmentId }, 201);
         },
       },
@@ -130,31 +137,31 @@ export function createAdminRoutes({ stores, actions, streams }: AdminRouteDeps):
     {
       pattern: '/admin/v1/keys/:key',
       methods: {
-        DELETE: (r) => {
-          actions.revokeKey(param(r, 'key'));
+        DELETE: async (r) => {
+          await actions.revokeKey(param(r, 'key'));
           return { status: 204 };
         },
       },
     },
     {
       pattern: '/admin/v1/environments/:id/traits/:userId',
-      methods: { PUT: async (r) => ok(actions.setTraits(param(r, 'id'), param(r, 'userId'), await readJson(r))) },
+      methods: { PUT: async (r) => ok(await actions.setTraits(param(r, 'id'), param(r, 'userId'), await readJson(r))) },
     },
     {
       pattern: '/admin/v1/environments/:id/identify-queue',
       methods: {
         GET: (r) => {
           const id = environment(r);
-          return listing('rows', r, (limit, before) => stores.identifyQueue.page(id, limit, before));
+          return listing('rows', r, (limit, before) => identifyQueue.page(id, limit, before));
         },
       },
     },
-    { pattern: '/admin/v1/analytics', methods: { GET: (r) => listing('events', r, stores.analytics.page) } },
+    { pattern: '/admin/v1/analytics', methods: { GET: (r) => listing('events', r, analytics.page) } },
     {
       pattern: '/admin/v1/diagnostics',
       methods: {
-        GET: (r) => {
-          const page = listing('events', r, stores.diagnostics.page);
+        GET: async (r) => {
+          const page = await listing('events', r, stores.diagnostics.page);
           return { ...page, body: { ...(page.body as object), evicted: { ...stores.evictions } } };
         },
       },

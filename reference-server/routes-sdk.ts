@@ -10,6 +10,13 @@ import { isJsonContentType, parseJsonBody } from './request-body';
 import type { Route, RouteRequest } from './router';
 import { createRateLimiter, type RateLimiter } from './rate-limit';
 import type { KeyKind, KeyRecord, ReferenceServerStores } from './stores';
+import type { AnalyticsStore, IdentifyQueueStore } from './engines/contracts';
+
+/** Where accepted identify events and production evaluations go: memory, or Postgres. */
+export interface EventStores {
+  identifyQueue: IdentifyQueueStore;
+  analytics: AnalyticsStore;
+}
 
 /** The snapshot a key may read: client keys see only `clientSide: true` flags (protocol.md §1). */
 export function snapshotForKey(snapshot: FlagSnapshot, kind: KeyKind): FlagSnapshot {
@@ -96,7 +103,7 @@ function getSnapshot(stores: ReferenceServerStores, authorize: Authorize, bodyOf
   return { status: 200, headers, file: { contentType: JSON_TYPE, content: bodyOf(key.environmentId, key.kind, snapshot) } };
 }
 
-async function postEvents(stores: ReferenceServerStores, authorize: Authorize, request: RouteRequest): Promise<HandlerResult> {
+async function postEvents(stores: ReferenceServerStores, authorize: Authorize, events: EventStores, request: RouteRequest): Promise<HandlerResult> {
   const key = authorize(request);
   if (!isJsonContentType(request.headers)) {
     throw new HttpError(415, 'unsupported_media_type', 'the events body must be sent as Content-Type: application/json');
@@ -107,7 +114,7 @@ async function postEvents(stores: ReferenceServerStores, authorize: Authorize, r
   const environment = stores.environments.get(key.environmentId);
   if (!environment) throw new Error(`environment "${key.environmentId}" is missing`);
   const routed = routeEvents(check.batch.events, environment, new Date().toISOString());
-  storeRoutedEvents(routed, stores);
+  await storeRoutedEvents(routed, { ...events, diagnostics: stores.diagnostics });
   return { status: 202, body: { accepted: check.batch.events.length } };
 }
 
@@ -129,12 +136,12 @@ function streamWithoutUpgrade(): HandlerResult {
 }
 
 /** GET snapshot, POST events, GET identity, and the plain-HTTP face of the stream route. */
-export function createSdkRoutes(stores: ReferenceServerStores, limiter: RateLimiter = createRateLimiter(0)): Route[] {
+export function createSdkRoutes(stores: ReferenceServerStores, events: EventStores, limiter: RateLimiter = createRateLimiter(0)): Route[] {
   const bodyOf = createSnapshotBodies();
   const authorize = createAuthorize(stores, limiter);
   return [
     { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, authorize, bodyOf, request) } },
-    { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, authorize, request) } },
+    { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, authorize, events, request) } },
     { pattern: '/sdk/v1/identity', methods: { GET: (request) => getIdentity(stores, authorize, request) } },
     { pattern: '/sdk/v1/stream', methods: { GET: streamWithoutUpgrade } },
   ];

@@ -3,23 +3,30 @@ import { generateKey } from './sdk-keys';
 import { flagViolation } from './flag-validation';
 import { checkSnapshotStructure } from './snapshot-structure';
 import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
-import type { KeyKind, KeyRecord, ReferenceServerStores, Traits } from './stores';
+import type { ControlChange, ControlStore, PublishOutcome } from './engines/contracts';
+import type { WorkingCopy } from './engines/working-copy';
+import { applyChange, applySnapshot } from './engines/working-copy';
+import type { KeyKind, KeyRecord, Traits } from './stores';
 import type { StreamGateway } from './stream';
 import { CLOSE_CODES } from './stream-messages';
 
-/** What the admin API and the programmatic API can do; both share these checks. */
+/**
+ * What the admin API and the programmatic API can do; both share these checks. Each write goes
+ * to the control store first, then to this instance's working copy and its streams. In memory
+ * the store is the working copy, so the write has applied when the call returns.
+ */
 export interface ServerActions {
-  publish(environmentId: string, snapshot: unknown): { environmentId: string; version: number };
-  resync(environmentId: string): { environmentId: string; notified: number };
-  createKey(environmentId: string, kind: unknown): KeyRecord;
-  revokeKey(key: string): void;
-  setTraits(environmentId: string, userId: string, traits: unknown): { userId: string; traits: Traits };
+  publish(environmentId: string, snapshot: unknown): Promise<{ environmentId: string; version: number }>;
+  resync(environmentId: string): Promise<{ environmentId: string; notified: number }>;
+  createKey(environmentId: string, kind: unknown): Promise<KeyRecord>;
+  revokeKey(key: string): Promise<void>;
+  setTraits(environmentId: string, userId: string, traits: unknown): Promise<{ userId: string; traits: Traits }>;
   /** Creates or replaces one flag, checked against schema 1, as a new version. */
-  putFlag(environmentId: string, key: string, flag: unknown): FlagChange;
+  putFlag(environmentId: string, key: string, flag: unknown): Promise<FlagChange>;
   /** Merges `members` into one flag's top-level members, checked against schema 1, as a new version. */
-  patchFlag(environmentId: string, key: string, members: unknown): FlagChange;
+  patchFlag(environmentId: string, key: string, members: unknown): Promise<FlagChange>;
   /** Removes one flag, as a new version. */
-  deleteFlag(environmentId: string, key: string): { environmentId: string; version: number; key: string };
+  deleteFlag(environmentId: string, key: string): Promise<{ environmentId: string; version: number; key: string }>;
 }
 
 /** What a change to one flag published. */
@@ -49,32 +56,68 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** protocol.md §9: flag keys are identifiers, as in events. */
 const FLAG_KEY_LIMIT = 256;
 
-export function createServerActions(stores: ReferenceServerStores, gateway: StreamGateway): ServerActions {
+/** How many times a flag edit re-reads the current snapshot when another instance wrote first. */
+const EDIT_ATTEMPTS = 16;
+
+/** Runs each environment's edits one after another, so they race only with other instances'. */
+function editQueue() {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(environmentId: string, work: () => Promise<T>): Promise<T> => {
+    const result = (tails.get(environmentId) ?? Promise.resolve()).then(work);
+    const tail = result.catch(() => undefined);
+    tails.set(environmentId, tail);
+    void tail.then(() => {
+      if (tails.get(environmentId) === tail) tails.delete(environmentId);
+    });
+    return result;
+  };
+}
+
+export interface ServerActionDeps {
+  /** This instance's working copy, read by the request paths. */
+  working: WorkingCopy;
+  /** Where writes go first: the working copy itself in memory, Redis when shared. */
+  control: ControlStore;
+  gateway: StreamGateway;
+}
+
+export function createServerActions({ working, control, gateway }: ServerActionDeps): ServerActions {
   const requireEnvironment = (environmentId: string) => {
-    const environment = stores.environments.get(environmentId);
+    const environment = working.environments.get(environmentId);
     if (!environment) throw new HttpError(404, 'not_found', `unknown environment "${environmentId}"`);
     return environment;
   };
-
-  /** The flags of the current snapshot, copied, and the flag `key` of them (404 if `mustExist` and absent). */
-  const currentFlags = (environmentId: string, key: string, mustExist: boolean) => {
+  const committed = (outcome: PublishOutcome, environmentId: string): number => {
+    if (outcome.kind === 'unknown-environment') throw new HttpError(404, 'not_found', `unknown environment "${environmentId}"`);
+    if (outcome.kind === 'conflict') throw new Error(`environment "${environmentId}" changed during the write`);
+    applySnapshot(working.environments, outcome.snapshot);
+    // The version this write made: in memory, later writes may already have applied.
+    gateway.notifyUpdated(environmentId, outcome.snapshot.version);
+    return outcome.snapshot.version;
+  };
+  const inTurn = editQueue();
+  /**
+   * Publishes the current snapshot with `edit` applied to a copy of its flags, as the next
+   * version — only if no other write (of any instance) came between the read and the store;
+   * otherwise it reads again.
+   */
+  const editFlags = async (environmentId: string, key: string, mustExist: boolean, edit: (flags: Record<string, unknown>, schemaVersion: number) => void) => {
     requireEnvironment(environmentId);
     if (key.length > FLAG_KEY_LIMIT) throw new HttpError(400, 'invalid_request', `a flag key has at most ${FLAG_KEY_LIMIT} characters`, 'key');
-    const current = stores.environments.current(environmentId);
-    if (!current) throw new Error(`environment "${environmentId}" has no current snapshot`);
-    const flags: Record<string, unknown> = { ...current.flags };
-    if (mustExist && !Object.hasOwn(flags, key)) throw new HttpError(404, 'not_found', `environment "${environmentId}" has no flag "${key}"`);
-    return { current, flags };
+    return inTurn(environmentId, () => editLoop(environmentId, key, mustExist, edit));
   };
-  /**
-   * Publishes the current snapshot with `flags` as the next version. Synchronous from the read
-   * of the current snapshot to the store: no other change can come between (one version each).
-   */
-  const publishFlags = (environmentId: string, current: { schemaVersion: number }, flags: Record<string, unknown>) => {
-    const { version: _version, ...envelope } = current as { version?: number; schemaVersion: number };
-    const version = stores.environments.advance(environmentId, { ...(envelope as Omit<FlagSnapshot, 'version'>), flags: flags as FlagSnapshot['flags'] });
-    gateway.notifyUpdated(environmentId);
-    return version;
+  const editLoop = async (environmentId: string, key: string, mustExist: boolean, edit: (flags: Record<string, unknown>, schemaVersion: number) => void) => {
+    for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt += 1) {
+      const current = await control.current(environmentId);
+      if (!current) throw new Error(`environment "${environmentId}" has no current snapshot`);
+      const flags: Record<string, unknown> = { ...current.flags };
+      if (mustExist && !Object.hasOwn(flags, key)) throw new HttpError(404, 'not_found', `environment "${environmentId}" has no flag "${key}"`);
+      edit(flags, current.schemaVersion);
+      const { version: _version, ...envelope } = current;
+      const outcome = await control.publish(environmentId, { ...envelope, flags: flags as FlagSnapshot['flags'] }, current.version);
+      if (outcome.kind !== 'conflict') return { environmentId, version: committed(outcome, environmentId), key, flag: flags[key] };
+    }
+    throw new Error(`environment "${environmentId}" kept changing: ${EDIT_ATTEMPTS} attempts to edit flag "${key}" lost the race`);
   };
   const checkedFlag = (flag: unknown, schemaVersion: number): unknown => {
     if (!isObject(flag)) throw new HttpError(400, 'invalid_request', 'the flag must be a JSON object');
@@ -88,53 +131,70 @@ export function createServerActions(stores: ReferenceServerStores, gateway: Stre
   };
 
   return {
-    publish(environmentId, snapshot) {
+    async publish(environmentId, snapshot) {
       requireEnvironment(environmentId);
       const check = checkSnapshotStructure(snapshot);
       if (!check.ok) {
         throw new HttpError(400, 'invalid_request', `${check.path || 'the snapshot'} ${check.problem}`, check.path || undefined);
       }
-      const version = stores.environments.advance(environmentId, { ...jsonCopy(check.snapshot, 'the snapshot'), environmentId });
-      gateway.notifyUpdated(environmentId);
-      return { environmentId, version };
+      const outcome = await control.publish(environmentId, { ...jsonCopy(check.snapshot, 'the snapshot'), environmentId });
+      return { environmentId, version: committed(outcome, environmentId) };
     },
-    resync(environmentId) {
+    async resync(environmentId) {
       requireEnvironment(environmentId);
+      await control.announceResync(environmentId);
       return { environmentId, notified: gateway.notifyResync(environmentId, 'operator') };
     },
-    createKey(environmentId, kind) {
+    async createKey(environmentId, kind) {
       requireEnvironment(environmentId);
       if (kind !== 'server' && kind !== 'client') {
         throw new HttpError(400, 'invalid_request', 'kind must be "server" or "client"', 'kind');
       }
-      return stores.keys.add({ key: generateKey(kind as KeyKind), kind: kind as KeyKind, environmentId });
+      const record = { key: generateKey(kind as KeyKind), kind: kind as KeyKind, environmentId };
+      if (!(await control.addKey(record))) throw new Error('a freshly generated key exists already');
+      applyChange(working, { kind: 'key-added', record });
+      return working.keys.get(record.key) ?? { ...record, revoked: false };
     },
-    revokeKey(key) {
-      if (!stores.keys.revoke(key)) throw new HttpError(404, 'not_found', 'unknown key');
+    async revokeKey(key) {
+      if (!(await control.revokeKey(key))) throw new HttpError(404, 'not_found', 'unknown key');
+      applyChange(working, { kind: 'key-revoked', key });
       gateway.closeKey(key, CLOSE_CODES.revoked, 'the SDK key has been revoked');
     },
-    setTraits(environmentId, userId, traits) {
+    async setTraits(environmentId, userId, traits) {
       requireEnvironment(environmentId);
       if (userId.length === 0) throw new HttpError(400, 'invalid_request', 'userId must not be empty', 'userId');
       if (!isObject(traits)) throw new HttpError(400, 'invalid_request', 'the traits must be a JSON object');
-      stores.traits.set(environmentId, userId, jsonCopy(traits as Traits, 'the traits'));
-      return { userId, traits: stores.traits.get(environmentId, userId) ?? {} };
+      const stored = jsonCopy(traits as Traits, 'the traits');
+      await control.setTraits(environmentId, userId, stored);
+      applyChange(working, { kind: 'traits-set', environmentId, userId, traits: stored });
+      return { userId, traits: working.traits.get(environmentId, userId) ?? {} };
     },
-    putFlag(environmentId, key, flag) {
-      const { current, flags } = currentFlags(environmentId, key, false);
-      flags[key] = checkedFlag(flag, current.schemaVersion);
-      return { environmentId, version: publishFlags(environmentId, current, flags), key, flag: flags[key] };
-    },
-    patchFlag(environmentId, key, members) {
-      const { current, flags } = currentFlags(environmentId, key, true);
-      if (!isObject(members)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object of the flag members to change');
-      flags[key] = checkedFlag({ ...(flags[key] as object), ...members }, current.schemaVersion);
-      return { environmentId, version: publishFlags(environmentId, current, flags), key, flag: flags[key] };
-    },
-    deleteFlag(environmentId, key) {
-      const { current, flags } = currentFlags(environmentId, key, true);
-      delete flags[key];
-      return { environmentId, version: publishFlags(environmentId, current, flags), key };
+    putFlag: (environmentId, key, flag) =>
+      editFlags(environmentId, key, false, (flags, schemaVersion) => {
+        flags[key] = checkedFlag(flag, schemaVersion);
+      }),
+    patchFlag: (environmentId, key, members) =>
+      editFlags(environmentId, key, true, (flags, schemaVersion) => {
+        if (!isObject(members)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object of the flag members to change');
+        flags[key] = checkedFlag({ ...(flags[key] as object), ...members }, schemaVersion);
+      }),
+    async deleteFlag(environmentId, key) {
+      const { version } = await editFlags(environmentId, key, true, (flags) => {
+        delete flags[key];
+      });
+      return { environmentId, version, key };
     },
   };
+}
+
+/** Applies a change another instance made to this instance's working copy, and tells its streams. */
+export function applyRemoteChange(working: WorkingCopy, gateway: StreamGateway, change: ControlChange): void {
+  if (change.kind === 'published') {
+    // An older version arriving late moves nothing, so nobody is told.
+    if (applySnapshot(working.environments, change.snapshot)) gateway.notifyUpdated(change.environmentId, change.snapshot.version);
+    return;
+  }
+  applyChange(working, change);
+  if (change.kind === 'key-revoked') gateway.closeKey(change.key, CLOSE_CODES.revoked, 'the SDK key has been revoked');
+  else if (change.kind === 'resync') gateway.notifyResync(change.environmentId, 'operator');
 }

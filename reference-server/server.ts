@@ -9,11 +9,13 @@ import { createRequestListener } from './router';
 import { ADMIN_PREFIX, createAdminRoutes } from './routes-admin';
 import { createConsoleRoutes } from './routes-console';
 import { createSdkRoutes } from './routes-sdk';
-import { createServerActions } from './server-actions';
+import { openEngines } from './engines/open-engines';
+import { createQueueRoutes } from './routes-queue';
+import { applyRemoteChange, createServerActions } from './server-actions';
 import { generateAdminToken } from './sdk-keys';
 import type { SnapshotDraft } from './snapshot-structure';
 import type { Evictions, KeyKind, ReferenceServerStores, Traits } from './stores';
-import { createEnvironmentStore, createEventLog, createIdentifyQueue, createKeyStore, createTraitStore } from './stores';
+import { createEventLog, createIdentifyQueue } from './stores';
 import { createStreamGateway } from './stream';
 
 export interface ReferenceServerOptions {
@@ -38,6 +40,19 @@ export interface ReferenceServerOptions {
   consoleDir?: string;
   /** What the server holds and accepts at most; each limit not given keeps its default (limits.ts). */
   limits?: Partial<ServerLimits>;
+  /**
+   * A Redis URL (`redis://host:6379`): environments, snapshots, keys, revocations and traits
+   * live there, shared by every instance on it, and changes reach each instance's streams over
+   * pub/sub. Needs the `ioredis` package. @default in memory
+   */
+  redis?: string;
+  /** The prefix of this deployment's Redis keys and channel. @default 'flagplane:' */
+  redisPrefix?: string;
+  /**
+   * A Postgres URL (`postgres://user@host:5432/db`): the identify queue and production
+   * evaluation events live there. Needs the `pg` package. @default in memory
+   */
+  postgres?: string;
 }
 
 /** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
@@ -51,35 +66,32 @@ export interface ReferenceServer {
   readonly wsUrl: string;
   readonly port: number;
   readonly adminToken: string;
-  /** The in-memory stores, for tests to read what was routed where. */
+  /**
+   * This instance's stores, for tests to read what was routed where. With `redis`, environments,
+   * keys and traits are this instance's copy of Redis; with `postgres`, `identifyQueue` and
+   * `analytics` stay empty (read them through the admin API).
+   */
   readonly stores: ReferenceServerStores;
-  /** Stores the snapshot as version `current + 1` and notifies subscribers. Throws for an unknown environment or a malformed envelope. */
-  publish(environmentId: string, snapshot: PublishableSnapshot): { version: number };
-  /** Sends `snapshot.resync` (reason `operator`) to the environment's subscribers. */
-  resync(environmentId: string): { notified: number };
-  /** Creates an SDK key and returns it. */
-  createKey(environmentId: string, kind: KeyKind): string;
-  /** Revokes a key: 401 from then on, and its streams close with 4403. Throws for an unknown key. */
-  revokeKey(key: string): void;
+  /** Where the stores live. */
+  readonly engines: { control: 'memory' | 'redis'; events: 'memory' | 'postgres' };
+  /**
+   * Stores the snapshot as version `current + 1` and notifies subscribers. Rejects for an
+   * unknown environment or a malformed envelope. In memory the version is stored before it returns.
+   */
+  publish(environmentId: string, snapshot: PublishableSnapshot): Promise<{ version: number }>;
+  /** Sends `snapshot.resync` (reason `operator`) to the environment's subscribers (of every instance). */
+  resync(environmentId: string): Promise<{ notified: number }>;
+  /** Creates an SDK key and resolves with it. */
+  createKey(environmentId: string, kind: KeyKind): Promise<string>;
+  /** Revokes a key: 401 from then on, and its streams close with 4403. Rejects for an unknown key. */
+  revokeKey(key: string): Promise<void>;
   /** Replaces the trait overlay of a user. */
-  setTraits(environmentId: string, userId: string, traits: Traits): void;
-  /** Closes streams with 1001, clears every timer, gives in-flight requests up to 2 s to finish, then releases the port. */
+  setTraits(environmentId: string, userId: string, traits: Traits): Promise<void>;
+  /**
+   * Closes streams with 1001, clears every timer, gives in-flight requests up to 2 s to finish,
+   * releases the port, then closes the Redis connections and the Postgres pool.
+   */
   close(): Promise<void>;
-}
-
-function createStores(config: ServerConfig, limits: ServerLimits): ReferenceServerStores {
-  const environments = config.environments;
-  const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
-  const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
-  return {
-    environments: createEnvironmentStore(environments, limits.snapshotVersions, count('snapshotVersions')),
-    keys: createKeyStore(environments.flatMap((env) => env.keys.map((k) => ({ ...k, environmentId: env.id })))),
-    traits: createTraitStore(Object.fromEntries(environments.map((env) => [env.id, env.traits ?? {}])), limits.traitUsers, count('traitUsers')),
-    identifyQueue: createIdentifyQueue(limits.identifyRows, count('identifyRows')),
-    analytics: createEventLog(limits.eventsPerKind, count('events')),
-    diagnostics: createEventLog(limits.eventsPerKind, count('events')),
-    evictions,
-  };
 }
 
 function requireDuration(name: string, value: number, allowZero: boolean): number {
@@ -107,27 +119,46 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const limits = resolveLimits({ ...config.limits, ...options.limits });
   const host = options.host ?? '127.0.0.1';
   const adminToken = config.adminToken ?? generateAdminToken();
-  const stores = createStores(config, limits);
-  const gateway = createStreamGateway({
-    stores,
+  const durations = {
     heartbeatMs: requireDuration('heartbeatMs', options.heartbeatMs ?? 15000, false),
     transportPingMs: requireDuration('transportPingMs', options.transportPingMs ?? 30000, false),
     connectedDelayMs: requireDuration('connectedDelayMs', options.connectedDelayMs ?? 0, true),
-    limits,
-  });
-  const actions = createServerActions(stores, gateway);
+  };
+  const onInternalError = options.onInternalError ?? (() => undefined);
+  const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
+  const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
+  const memory = {
+    identifyQueue: createIdentifyQueue(limits.identifyRows, count('identifyRows')),
+    analytics: createEventLog(limits.eventsPerKind, count('events')),
+  };
+  const engines = await openEngines(
+    {
+      redis: options.redis,
+      redisPrefix: options.redisPrefix,
+      postgres: options.postgres,
+      onError: onInternalError,
+      bounds: { snapshotVersions: limits.snapshotVersions, traitUsers: limits.traitUsers, onEvict: (what) => count(what)() },
+    },
+    config,
+    memory,
+  );
+  const stores: ReferenceServerStores = { ...engines.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };
+  const gateway = createStreamGateway({ stores, ...durations, limits });
+  const actions = createServerActions({ working: engines.working, control: engines.control, gateway });
+  engines.listen((change) => applyRemoteChange(engines.working, gateway, change));
   const streams = (environmentId: string) =>
     [...gateway.connections].filter((c) => c.phase === 'open' && c.subscribed && c.environmentId === environmentId).length;
   const routes = [
-    ...createSdkRoutes(stores, createRateLimiter(limits.requestsPerSecondPerKey)),
-    ...createAdminRoutes({ stores, actions, streams }),
+    ...createSdkRoutes(stores, engines, createRateLimiter(limits.requestsPerSecondPerKey)),
+    ...createAdminRoutes({ stores, actions, identifyQueue: engines.identifyQueue, analytics: engines.analytics, streams }),
+    ...createQueueRoutes(engines.identifyQueue, (id) => stores.environments.get(id) !== undefined),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),
   ];
   const adminOnly = (path: string, headers: IncomingHttpHeaders) => {
     if (path.startsWith(ADMIN_PREFIX)) requireAdminToken(headers, adminToken);
   };
 
-  const http = createHttpServer(createRequestListener(routes, options.onInternalError ?? (() => undefined), adminOnly), limits);
+  const http = createHttpServer(createRequestListener(routes, onInternalError, adminOnly), limits);
   http.server.on('upgrade', gateway.handleUpgrade);
 
   let port: number;
@@ -135,6 +166,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     port = await listen(http.server, options.port ?? 0, host);
   } catch (error) {
     await gateway.close();
+    await engines.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
@@ -142,6 +174,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     const released = http.close();
     await gateway.close();
     await released;
+    await engines.close();
   };
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
@@ -151,12 +184,13 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     port,
     adminToken,
     stores,
-    publish: (environmentId, snapshot) => ({ version: actions.publish(environmentId, snapshot).version }),
-    resync: (environmentId) => ({ notified: actions.resync(environmentId).notified }),
-    createKey: (environmentId, kind) => actions.createKey(environmentId, kind).key,
+    engines: { control: engines.control.engine === 'redis' ? 'redis' : 'memory', events: engines.analytics.engine === 'postgres' ? 'postgres' : 'memory' },
+    publish: async (environmentId, snapshot) => ({ version: (await actions.publish(environmentId, snapshot)).version }),
+    resync: async (environmentId) => ({ notified: (await actions.resync(environmentId)).notified }),
+    createKey: async (environmentId, kind) => (await actions.createKey(environmentId, kind)).key,
     revokeKey: (key) => actions.revokeKey(key),
-    setTraits: (environmentId, userId, traits) => {
-      actions.setTraits(environmentId, userId, traits);
+    setTraits: async (environmentId, userId, traits) => {
+      await actions.setTraits(environmentId, userId, traits);
     },
     close() {
       closing ??= shutdown();

@@ -28,6 +28,11 @@ export interface EnvironmentStore {
   current(id: string): FlagSnapshot | undefined;
   /** Stores the snapshot under `current + 1`, advances `current`, and returns the new version. */
   advance(id: string, snapshot: Omit<FlagSnapshot, 'version'>): number;
+  /**
+   * Stores a snapshot at its own version (made by another instance), moving `current` only
+   * forward; whether `current` moved. Replays and reorders change nothing.
+   */
+  put(snapshot: FlagSnapshot): boolean;
 }
 
 export interface KeyRecord {
@@ -50,6 +55,8 @@ export interface KeyStore {
 export interface TraitStore {
   get(environmentId: string, userId: string): Traits | undefined;
   set(environmentId: string, userId: string, traits: Traits): void;
+  /** Every user of the environment with their traits. */
+  entries(environmentId: string): Array<[userId: string, traits: Traits]>;
 }
 
 /** One row of the identify queue, as a relational table would hold it. */
@@ -68,6 +75,8 @@ export interface IdentifyQueue {
   forEnvironment(environmentId: string): IdentifyRow[];
   /** The newest `limit` rows of the environment older than row `before` (all without it), oldest first. */
   page(environmentId: string, limit: number, before?: number): LogPage<IdentifyRow>;
+  /** Removes the rows with these ids (a consumer acknowledged them); returns how many it removed. */
+  remove(ids: ReadonlySet<number>): number;
 }
 
 /** A diagnostic event as received, plus where and when it arrived. */
@@ -119,6 +128,16 @@ export interface InitialEnvironment {
 /** `versionsKept`: snapshot versions kept per environment, the current one included; `onEvict` counts each one dropped. */
 export function createEnvironmentStore(initial: readonly InitialEnvironment[], versionsKept = Infinity, onEvict = () => {}): EnvironmentStore {
   const records = new Map<string, EnvironmentRecord>();
+  /** Drops the oldest versions past `versionsKept`, never the current one. */
+  const trim = (kv: SnapshotKv) => {
+    const versions = [...kv.snapshots.keys()].sort((a, b) => a - b);
+    for (const old of versions) {
+      if (kv.snapshots.size <= versionsKept) break;
+      if (old === kv.current) continue;
+      kv.snapshots.delete(old);
+      onEvict();
+    }
+  };
   for (const env of initial) {
     const snapshot: FlagSnapshot = { ...structuredClone(env.snapshot), environmentId: env.id };
     const kv: SnapshotKv = { snapshots: new Map([[snapshot.version, snapshot]]), current: snapshot.version };
@@ -137,13 +156,17 @@ export function createEnvironmentStore(initial: readonly InitialEnvironment[], v
       const version = record.kv.current + 1;
       record.kv.snapshots.set(version, { ...structuredClone(snapshot), version, environmentId: id });
       record.kv.current = version;
-      // A Map iterates in insertion order: the oldest versions come first.
-      for (const old of record.kv.snapshots.keys()) {
-        if (record.kv.snapshots.size <= versionsKept) break;
-        record.kv.snapshots.delete(old);
-        onEvict();
-      }
+      trim(record.kv);
       return version;
+    },
+    put(snapshot) {
+      const record = records.get(snapshot.environmentId);
+      if (!record) return false;
+      const newer = snapshot.version > record.kv.current;
+      record.kv.snapshots.set(snapshot.version, snapshot);
+      if (newer) record.kv.current = snapshot.version;
+      trim(record.kv);
+      return newer;
     },
   };
 }
@@ -195,6 +218,7 @@ export function createTraitStore(initial: Readonly<Record<string, Record<string,
         onEvict();
       }
     },
+    entries: (environmentId) => [...(byEnvironment.get(environmentId) ?? [])],
   };
   for (const [environmentId, users] of Object.entries(initial)) {
     for (const [userId, traits] of Object.entries(users)) store.set(environmentId, userId, traits);
@@ -218,6 +242,7 @@ export function createIdentifyQueue(rowsKept = Infinity, onEvict = () => {}): Id
     },
     forEnvironment: (environmentId) => log.all((bucket) => bucket === environmentId),
     page: (environmentId, limit, before) => log.page(limit, before, (bucket) => bucket === environmentId),
+    remove: (ids) => log.removeWhere((row) => ids.has(row.id)),
   };
 }
 

@@ -40,8 +40,8 @@ export interface StreamConnection {
 export interface StreamGateway {
   /** The `upgrade` listener of the HTTP server. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Sends `snapshot.updated` with the current version to every subscriber of the environment. */
-  notifyUpdated(environmentId: string): number;
+  /** Sends `snapshot.updated` with `version` (the current one by default) to every subscriber of the environment. */
+  notifyUpdated(environmentId: string, version?: number): number;
   /** Sends `snapshot.resync` to every subscriber of the environment. */
   notifyResync(environmentId: string, reason: ResyncReason): number;
   /** Closes every stream opened with `key`. */
@@ -232,8 +232,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       }
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req));
     },
-    notifyUpdated(environmentId) {
-      const version = currentVersion(environmentId);
+    notifyUpdated(environmentId, version = currentVersion(environmentId)) {
       return subscribersOf(environmentId).filter((c) => send(c, { type: 'snapshot.updated', environmentId, version })).length;
     },
     notifyResync(environmentId, reason) {

@@ -42,7 +42,7 @@ const { createClient } = await load('src/index.ts');
 const { wsTransport } = await load('adapters/ws.ts');
 
 const server = await startReferenceServer({ port: 0 });
-const sdkKey = server.createKey('production', 'client');
+const sdkKey = await server.createKey('production', 'client');
 const clients = [];
 try {
   const connectStart = performance.now();
@@ -55,7 +55,7 @@ try {
   const connectMs = performance.now() - connectStart;
 
   const publishStart = performance.now();
-  const { version } = server.publish('production', {
+  const { version } = await server.publish('production', {
     schemaVersion: 1,
     environmentId: 'production',
     flags: { 'bench-flag': { on: true, variations: [false, true], offVariation: 0, rules: [], fallthrough: { variation: 1 }, salt: 'bench', clientSide: true } },

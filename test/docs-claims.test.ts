@@ -391,13 +391,13 @@ describe('docs/reference-server.md: the programmatic API', () => {
     try {
       expect(server.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(server.wsUrl).toBe(server.baseUrl.replace('http:', 'ws:'));
-      expect(() => server.resync('qa')).toThrow();
-      expect(() => server.createKey('qa', 'client')).toThrow();
-      expect(() => server.setTraits('qa', 'user-1', { plan: 'pro' })).toThrow();
-      expect(() => server.revokeKey('svc_sdk_client_never_issued_01')).toThrow();
-      expect(server.createKey('staging', 'server')).toMatch(/^svc_sdk_server_[A-Za-z0-9_-]{8,128}$/);
+      await expect(server.resync('qa')).rejects.toThrow();
+      await expect(server.createKey('qa', 'client')).rejects.toThrow();
+      await expect(server.setTraits('qa', 'user-1', { plan: 'pro' })).rejects.toThrow();
+      await expect(server.revokeKey('svc_sdk_client_never_issued_01')).rejects.toThrow();
+      expect(await server.createKey('staging', 'server')).toMatch(/^svc_sdk_server_[A-Za-z0-9_-]{8,128}$/);
       // "Only the envelope is checked …, so a schema-2 snapshot can be published".
-      expect(server.publish('production', { schemaVersion: 2, flags: {} })).toEqual({ version: 2 });
+      expect(await server.publish('production', { schemaVersion: 2, flags: {} })).toEqual({ version: 2 });
     } finally {
       const first = server.close();
       expect(server.close()).toBe(first);

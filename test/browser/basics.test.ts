@@ -85,7 +85,7 @@ describeBrowser('flagplane in Chromium: cross-origin reads and the stream', (sui
   it('after a key is revoked: the stream closes, the next fetch reports a 401, and reads keep the last flags', async () => {
     const { world } = suite;
     // A key of its own: the demo keys stay valid for whatever else runs on this server.
-    const key = world.server.createKey('production', 'client');
+    const key = await world.server.createKey('production', 'client');
     const context = await world.newContext();
     const page = await world.open(context, 'client', { key, stream: true, poll: 600_000 });
     await page.waitForFunction(() => window.fp.client!.getStatus().connection === 'streaming');

@@ -7,10 +7,10 @@ import { snapshotOf } from '../helpers/snapshots';
 const reference = useReferenceServer();
 
 
-function start(environment: 'production' | 'staging', options: Record<string, unknown> = {}) {
+async function start(environment: 'production' | 'staging', options: Record<string, unknown> = {}) {
   const errors: FlagplaneError[] = [];
   const client = createClient({
-    sdkKey: reference.server.createKey(environment, 'server'),
+    sdkKey: await reference.server.createKey(environment, 'server'),
     baseUrl: reference.server.baseUrl,
     pollInterval: 0,
     flushInterval: 0,
@@ -25,8 +25,8 @@ describe('events and identity against the reference server', () => {
   it('production evaluation events land in the analytics store; staging ones never do', async () => {
     reference.server.publish('production', snapshotOf(0, { checkout: 'new' }, 'production'));
     reference.server.publish('staging', snapshotOf(0, { checkout: 'new' }, 'staging'));
-    const production = start('production', { context: { userId: 'p-user' } });
-    const staging = start('staging', { context: { userId: 's-user' } });
+    const production = await start('production', { context: { userId: 'p-user' } });
+    const staging = await start('staging', { context: { userId: 's-user' } });
     await Promise.all([production.client.ready(), staging.client.ready()]);
     production.client.get('checkout');
     staging.client.get('checkout');
@@ -41,7 +41,7 @@ describe('events and identity against the reference server', () => {
 
   it('identify events land in the identify queue, and the overlay is merged under the session traits', async () => {
     reference.server.setTraits('production', 'u-77', { plan: 'enterprise', country: 'FR' });
-    const { client, errors } = start('production');
+    const { client, errors } = await start('production');
     await client.ready();
     await client.identify('u-77', { country: 'DE' });
     expect(client.getContext().attributes).toEqual({ plan: 'enterprise', country: 'DE' });
@@ -53,7 +53,7 @@ describe('events and identity against the reference server', () => {
   });
 
   it('close() sends what is still buffered', async () => {
-    const { client } = start('production', { context: { userId: 'closing' } });
+    const { client } = await start('production', { context: { userId: 'closing' } });
     await client.ready();
     client.get('missing-flag');
     await client.close();

@@ -32,7 +32,7 @@ function start(options: { sdkKey: string; pollInterval?: number; transport?: Htt
 
 describe('the client against the reference server (real HTTP)', () => {
   it('fetches the snapshot, then gets 304 on the next poll', async () => {
-    const key = reference.server.createKey('production', 'server');
+    const key = await reference.server.createKey('production', 'server');
     const { transport, statuses } = recordingTransport();
     const { client, errors } = start({ sdkKey: key, pollInterval: 100, transport });
     await expect(client.ready()).resolves.toEqual({ status: 'ready', source: 'network' });
@@ -43,17 +43,17 @@ describe('the client against the reference server (real HTTP)', () => {
   });
 
   it('picks up a published snapshot on the following poll', async () => {
-    const key = reference.server.createKey('production', 'server');
+    const key = await reference.server.createKey('production', 'server');
     const { client } = start({ sdkKey: key, pollInterval: 100 });
     await client.ready();
-    const { version } = reference.server.publish('production', snapshotOf(0, { 'contract-flag': 'published' }));
+    const { version } = await reference.server.publish('production', snapshotOf(0, { 'contract-flag': 'published' }));
     await waitFor(() => client.get('contract-flag') === 'published', 5000, 'the published value');
     expect(client.getStatus().version).toBe(version);
   });
 
   it('a client key sees only client-side flags', async () => {
-    const serverKey = reference.server.createKey('production', 'server');
-    const clientKey = reference.server.createKey('production', 'client');
+    const serverKey = await reference.server.createKey('production', 'server');
+    const clientKey = await reference.server.createKey('production', 'client');
     const snapshot = snapshotOf(0, { visible: 'yes', secret: 'hidden' });
     snapshot.flags['secret']!.clientSide = false;
     reference.server.publish('production', snapshot);
@@ -66,7 +66,7 @@ describe('the client against the reference server (real HTTP)', () => {
   });
 
   it('a revoked key reports HttpError 401 through onError while reads keep the last snapshot', async () => {
-    const key = reference.server.createKey('production', 'client');
+    const key = await reference.server.createKey('production', 'client');
     reference.server.publish('production', snapshotOf(0, { kept: 'value' }));
     const { client, errors } = start({ sdkKey: key, pollInterval: 100 });
     await client.ready();
@@ -80,7 +80,7 @@ describe('the client against the reference server (real HTTP)', () => {
   });
 
   it('a snapshot with a newer schema is rejected and the last good one kept', async () => {
-    const key = reference.server.createKey('production', 'server');
+    const key = await reference.server.createKey('production', 'server');
     reference.server.publish('production', snapshotOf(0, { stable: 'good' }));
     const { client, errors } = start({ sdkKey: key, pollInterval: 100 });
     await client.ready();
@@ -107,7 +107,7 @@ describe('the client against the reference server (real HTTP)', () => {
   });
 
   it('after a reload, the cached snapshot serves at once and the first request gets a 304', async () => {
-    const key = reference.server.createKey('production', 'client');
+    const key = await reference.server.createKey('production', 'client');
     reference.server.publish('production', snapshotOf(0, { cached: 'from before the reload' }));
     const cache = createMemoryStorage();
     const first = start({ sdkKey: key, pollInterval: 0, cache });

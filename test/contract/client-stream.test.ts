@@ -37,10 +37,10 @@ function start(sdkKey: string, streamTransport: StreamTransport = wsTransport) {
 
 describe('the client stream against the reference server (real WebSockets)', () => {
   it('sees a published change through the stream, long before the next poll', async () => {
-    const { client } = start(reference.server.createKey('production', 'server'));
+    const { client } = start(await reference.server.createKey('production', 'server'));
     await client.ready();
     await waitFor(() => client.getStatus().connection === 'streaming', 5000, 'streaming');
-    const { version } = reference.server.publish('production', snapshotOf(0, { pushed: 'through the stream' }));
+    const { version } = await reference.server.publish('production', snapshotOf(0, { pushed: 'through the stream' }));
     await waitFor(() => client.get('pushed') === 'through the stream', 5000, 'the pushed value');
     expect(client.getStatus().version).toBe(version);
   });
@@ -63,7 +63,7 @@ describe('the client stream against the reference server (real WebSockets)', () 
   });
 
   it('revoking the key closes the stream and stops reconnects; reads keep the snapshot', async () => {
-    const key = reference.server.createKey('production', 'client');
+    const key = await reference.server.createKey('production', 'client');
     reference.server.publish('production', snapshotOf(0, { kept: 'value' }));
     const { transport, counter } = countingTransport();
     const { client, errors } = start(key, transport);

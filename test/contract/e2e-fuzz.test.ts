@@ -129,7 +129,7 @@ async function runFuzz(seed: number): Promise<void> {
     marker++;
     publishes++;
     if (random() < 0.5) {
-      markerOf.set(server.publish(ENV, fuzzSnapshot(marker)).version, marker);
+      markerOf.set((await server.publish(ENV, fuzzSnapshot(marker))).version, marker);
     } else {
       const response = await admin(server, 'PUT', `/admin/v1/environments/${ENV}/snapshot`, fuzzSnapshot(marker));
       expect(response.status).toBe(200);
@@ -146,7 +146,7 @@ async function runFuzz(seed: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const sharing = count === 5 && i === 4 && shared;
     const kind = sharing ? shared!.kind : pick(['server', 'client'] as const);
-    const key = sharing ? shared!.key : server.createKey(ENV, kind);
+    const key = sharing ? shared!.key : await server.createKey(ENV, kind);
     if (count === 5 && i === 3) shared = { key, kind };
     probes.push(startProbe(server, `client ${i} (${kind})`, key, kind));
     leftOpen.push(probes[i]!.client);

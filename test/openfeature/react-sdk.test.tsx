@@ -34,7 +34,7 @@ function PageSize() {
 describe('@openfeature/react-sdk on FlagplaneWebProvider', () => {
   it('useBooleanFlagValue and useStringFlagValue re-render after a publish; a reader of an unchanged flag does not', async () => {
     const provider = new FlagplaneWebProvider({
-      sdkKey: server.createKey('production', 'client'),
+      sdkKey: await server.createKey('production', 'client'),
       baseUrl: server.baseUrl,
       pollInterval: 0,
       events: false,

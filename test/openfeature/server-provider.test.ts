@@ -11,7 +11,7 @@ let serverKey: string;
 
 beforeEach(async () => {
   server = await startReferenceServer({ port: 0 });
-  serverKey = server.createKey('production', 'server');
+  serverKey = await server.createKey('production', 'server');
   server.publish('production', providerSnapshot());
 });
 afterEach(async () => {
@@ -64,7 +64,7 @@ describe('FlagplaneServerProvider in @openfeature/server-sdk', () => {
     await of.getStringValue('theme', 'dark', {});
     const changes: Array<EventDetails | undefined> = [];
     of.addHandler(ProviderEvents.ConfigurationChanged, (details) => void changes.push(details));
-    const { version } = server.publish('production', providerSnapshot('sepia'));
+    const { version } = await server.publish('production', providerSnapshot('sepia'));
     await provider.client.refresh();
     await waitFor(() => changes.length > 0, 5000, 'CONFIGURATION_CHANGED');
     expect(changes[0]).toMatchObject({ metadata: { version } });

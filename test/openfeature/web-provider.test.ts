@@ -15,7 +15,7 @@ let clientKey: string;
 
 beforeEach(async () => {
   server = await startReferenceServer({ port: 0 });
-  clientKey = server.createKey('production', 'client');
+  clientKey = await server.createKey('production', 'client');
   server.publish('production', providerSnapshot());
 });
 afterEach(async () => {
@@ -103,7 +103,7 @@ describe('FlagplaneWebProvider in @openfeature/web-sdk', () => {
     expect(of.getStringValue('theme', 'dark')).toBe('light');
     of.getNumberValue('page-size', 10);
     const changes = heard(ProviderEvents.ConfigurationChanged);
-    const { version } = server.publish('production', providerSnapshot('sepia'));
+    const { version } = await server.publish('production', providerSnapshot('sepia'));
     await provider.client.refresh();
     await waitFor(() => changes.length > 0, 5000, 'CONFIGURATION_CHANGED');
     expect(changes).toHaveLength(1);

@@ -95,8 +95,8 @@ describe('PUT /admin/v1/environments/{id}/snapshot', () => {
 
   it('publish() throws for an unknown environment or a malformed envelope', async () => {
     const server = await servers.start();
-    expect(() => server.publish('qa', prodSnapshot)).toThrow(/unknown environment "qa"/);
-    expect(() => server.publish('production', { schemaVersion: 1 } as never)).toThrow(/flags/);
+    await expect(server.publish('qa', prodSnapshot)).rejects.toThrow(/unknown environment "qa"/);
+    await expect(server.publish('production', { schemaVersion: 1 } as never)).rejects.toThrow(/flags/);
   });
 });
 
@@ -110,7 +110,7 @@ describe('keys', () => {
     const snapshot = await call(server, '/sdk/v1/snapshot', { key: created.key });
     expect((await snapshot.json()).environmentId).toBe('staging');
 
-    const serverKey = server.createKey('production', 'server');
+    const serverKey = await server.createKey('production', 'server');
     expect(serverKey).toMatch(/^svc_sdk_server_[A-Za-z0-9_-]{8,128}$/);
     expect((await call(server, '/sdk/v1/snapshot', { key: serverKey })).status).toBe(200);
   });
@@ -134,7 +134,7 @@ describe('keys', () => {
     const unknown = await admin(server, 'DELETE', '/keys/svc_sdk_client_unknown_0000');
     expect(unknown.status).toBe(404);
     expect((await errorOf(unknown)).code).toBe('not_found');
-    expect(() => server.revokeKey('svc_sdk_client_unknown_0000')).toThrow();
+    await expect(server.revokeKey('svc_sdk_client_unknown_0000')).rejects.toThrow();
   });
 });
 

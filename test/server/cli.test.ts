@@ -90,7 +90,7 @@ describe('runCli', () => {
     const outcome = await runCli(['--port', '0', '--limit', 'snapshotVersions=2', '--limit', 'requestsPerSecondPerKey=1'], io);
     if (outcome.kind !== 'running') throw new Error(`CLI exited: ${JSON.stringify(outcome)}`);
     running.push(outcome.server);
-    for (let n = 0; n < 3; n++) outcome.server.publish('production', { schemaVersion: 1, flags: {} });
+    for (let n = 0; n < 3; n++) await outcome.server.publish('production', { schemaVersion: 1, flags: {} });
     expect(outcome.server.stores.environments.get('production')!.kv.snapshots.size).toBe(2);
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await fetch(`${outcome.server.baseUrl}/sdk/v1/snapshot`, { headers: { authorization: `Bearer ${DEMO.prodClientKey}` } })).status);

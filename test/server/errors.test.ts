@@ -24,16 +24,16 @@ function rawExchange(server: ReferenceServer, bytes: string): Promise<string> {
 }
 
 describe('401 for bad keys on every SDK route', () => {
-  const badKeys: Array<[string, (server: ReferenceServer) => string | null]> = [
+  const badKeys: Array<[string, (server: ReferenceServer) => string | null | Promise<string>]> = [
     ['no Authorization header', () => null],
     ['a malformed key', () => 'not-a-key'],
     ['an unknown well-formed key', () => 'svc_sdk_client_unknown_0000'],
     ['the admin token', (server) => server.adminToken],
     [
       'a revoked key',
-      (server) => {
-        const key = server.createKey('production', 'client');
-        server.revokeKey(key);
+      async (server) => {
+        const key = await server.createKey('production', 'client');
+        await server.revokeKey(key);
         return key;
       },
     ],
@@ -41,7 +41,7 @@ describe('401 for bad keys on every SDK route', () => {
   for (const [method, path, body] of sdkRequests) {
     it.each(badKeys)(`${method} ${path} with %s`, async (_name, keyOf) => {
       const server = await servers.start();
-      const response = await call(server, path, { method, key: keyOf(server), body });
+      const response = await call(server, path, { method, key: await keyOf(server), body });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
       expect((await errorOf(response)).code).toBe('unauthorized');

@@ -39,7 +39,7 @@ describe('bounded stores', () => {
   it('keeps snapshotVersions versions, the current one always among them, and serves the current one', async () => {
     const server = await servers.start({ limits: { snapshotVersions: 3 } });
     let last = 0;
-    for (let n = 0; n < 6; n++) last = server.publish('production', { schemaVersion: 1, flags: { n: flag(n) } }).version;
+    for (let n = 0; n < 6; n++) last = (await server.publish('production', { schemaVersion: 1, flags: { n: flag(n) } })).version;
     const { kv } = server.stores.environments.get('production')!;
     expect([...kv.snapshots.keys()]).toEqual([last - 2, last - 1, last]);
     expect(server.stores.evictions.snapshotVersions).toBe(4);
@@ -49,12 +49,12 @@ describe('bounded stores', () => {
 
   it('keeps traitUsers users per environment, dropping the least recently written', async () => {
     const server = await servers.start({ limits: { traitUsers: 2 } });
-    server.setTraits('production', 'a', { plan: 'a' });
-    server.setTraits('production', 'b', { plan: 'b' });
-    server.setTraits('production', 'a', { plan: 'a2' });
+    await server.setTraits('production', 'a', { plan: 'a' });
+    await server.setTraits('production', 'b', { plan: 'b' });
+    await server.setTraits('production', 'a', { plan: 'a2' });
     // The demo config's own users went first.
     const before = server.stores.evictions.traitUsers;
-    server.setTraits('production', 'c', { plan: 'c' });
+    await server.setTraits('production', 'c', { plan: 'c' });
     const traitsOf = async (userId: string) => (await (await call(server, `/sdk/v1/identity?userId=${userId}`)).json()).traits;
     expect(await traitsOf('a')).toEqual({ plan: 'a2' });
     expect(await traitsOf('b')).toEqual({});
@@ -104,7 +104,7 @@ describe('admin listings are pages', () => {
     expect(first.rows.map((row: { userId: string }) => row.userId)).toEqual(['b', 'c']);
     const second = await (await admin(server, 'GET', `/environments/production/identify-queue?limit=2&cursor=${first.nextCursor}`)).json();
     expect(second).toEqual({ rows: [expect.objectContaining({ userId: 'a' })] });
-    for (let i = 0; i < 3; i++) server.createKey('staging', 'client');
+    for (let i = 0; i < 3; i++) await server.createKey('staging', 'client');
     const keys = await (await admin(server, 'GET', '/keys?limit=2')).json();
     expect(keys.keys).toHaveLength(2);
     const rest = await (await admin(server, 'GET', `/keys?limit=100&cursor=${keys.nextCursor}`)).json();

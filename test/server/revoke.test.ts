@@ -6,7 +6,7 @@ const servers = useServers();
 describe('revoking a key', () => {
   it('closes that key’s streams with 4403 within a second, and only those', async () => {
     const server = await servers.start();
-    const key = server.createKey('production', 'client');
+    const key = await server.createKey('production', 'client');
     const first = await servers.subscribe(server, key, 'production', 1);
     const second = servers.connect(server, { key });
     await second.next('connected');
@@ -28,7 +28,7 @@ describe('revoking a key', () => {
 
   it('closes a stream authenticated by header through revokeKey()', async () => {
     const server = await servers.start();
-    const key = server.createKey('staging', 'server');
+    const key = await server.createKey('staging', 'server');
     const client = servers.connect(server, { protocols: ['flagplane.v1'], headers: { authorization: `Bearer ${key}` } });
     await client.next('connected');
     server.revokeKey(key);
@@ -37,7 +37,7 @@ describe('revoking a key', () => {
 
   it('closes with 4403 a stream still authenticating', async () => {
     const server = await servers.start({ connectedDelayMs: 2000 });
-    const key = server.createKey('production', 'client');
+    const key = await server.createKey('production', 'client');
     const client = servers.connect(server, { key });
     await client.opened;
     server.revokeKey(key);

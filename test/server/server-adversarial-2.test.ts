@@ -47,7 +47,7 @@ describe('routing by environment kind (protocol.md §4)', () => {
 
   it('sends evaluations to analytics by the environment’s kind, for configured and created keys alike', async () => {
     const server = await servers.start({ config: config() });
-    const created = server.createKey('eu-live', 'server');
+    const created = await server.createKey('eu-live', 'server');
     const batch = { sentAt: NOW(), events: [evaluation(), { type: 'identify', userId: 'u-1', traits: { plan: 'pro' } }] };
     for (const key of ['svc_sdk_client_misnamed_0001', 'svc_sdk_client_eulive_0001', created]) {
       const response = await call(server, '/sdk/v1/events', { key, method: 'POST', body: batch });
@@ -164,7 +164,7 @@ describe('programmatic API', () => {
     const server = await servers.start();
     const snapshot = { schemaVersion: 1, flags: { a: { on: true, clientSide: true } } as Record<string, unknown> };
     const traits = { plan: 'pro', tags: ['x'] };
-    expect(server.publish('production', snapshot)).toEqual({ version: 2 });
+    expect(await server.publish('production', snapshot)).toEqual({ version: 2 });
     server.setTraits('production', 'u-1', traits);
     snapshot.flags.b = { on: true, clientSide: true };
     (snapshot.flags.a as { on: boolean }).on = false;
@@ -200,7 +200,7 @@ describe('programmatic API', () => {
     cyclic.self = cyclic;
     let threw = false;
     try {
-      server.publish('production', { schemaVersion: 1, flags: { big: { on: true, clientSide: true, n: 1n }, cyclic } });
+      await server.publish('production', { schemaVersion: 1, flags: { big: { on: true, clientSide: true, n: 1n }, cyclic } });
     } catch {
       threw = true;
     }
@@ -249,9 +249,9 @@ describe('programmatic API', () => {
     await call(server, '/sdk/v1/events', { method: 'POST', body: { sentAt: NOW(), events: [evaluation()] } });
     await server.close();
     expect(server.stores.analytics.events).toHaveLength(1);
-    expect(server.publish('production', empty)).toEqual({ version: 2 });
-    expect(server.resync('production')).toEqual({ notified: 0 });
-    const key = server.createKey('staging', 'client');
+    expect(await server.publish('production', empty)).toEqual({ version: 2 });
+    expect(await server.resync('production')).toEqual({ notified: 0 });
+    const key = await server.createKey('staging', 'client');
     server.revokeKey(key);
     expect(server.stores.keys.get(key)?.revoked).toBe(true);
     await expect(server.close()).resolves.toBeUndefined();
@@ -335,7 +335,7 @@ describe('stream interleavings', () => {
 
   it('sends a stream revoked mid-burst only the updates published before the revocation', async () => {
     const server = await servers.start();
-    const key = server.createKey('production', 'client');
+    const key = await server.createKey('production', 'client');
     const client = await servers.subscribe(server, key, 'production', 1);
     for (let i = 0; i < 3; i++) server.publish('production', empty);
     server.revokeKey(key);

@@ -77,7 +77,7 @@ describe('Authorization header variants', () => {
 
   it('serves a key its own environment, and refuses it on a keep-alive connection once revoked', async () => {
     const server = await servers.start();
-    const key = server.createKey('staging', 'server');
+    const key = await server.createKey('staging', 'server');
     const socket = openRaw(server);
     let raw = '';
     socket.on('data', (chunk) => (raw += chunk.toString()));
@@ -421,7 +421,7 @@ describe('admin routes with bad input', () => {
   // (here: its key was just revoked) is sent nothing, so it must not be counted.
   it('does not count a stream closed by a revocation as notified', async () => {
     const server = await servers.start();
-    const key = server.createKey('production', 'client');
+    const key = await server.createKey('production', 'client');
     const client = await servers.subscribe(server, key, 'production', 1);
     server.revokeKey(key);
     const response = await call(server, '/admin/v1/environments/production/resync', { key: server.adminToken, method: 'POST' });
@@ -534,7 +534,7 @@ describe('junk on the stream', () => {
   it('notifies every one of many subscribers, then closes all of them with 1001', async () => {
     const server = await servers.start();
     const clients = await Promise.all(Array.from({ length: 40 }, () => servers.subscribe(server, DEMO.prodClientKey, 'production', 1)));
-    expect(server.resync('production')).toEqual({ notified: 40 });
+    expect(await server.resync('production')).toEqual({ notified: 40 });
     server.publish('production', { schemaVersion: 1, flags: {} });
     for (const client of clients) {
       expect(await client.next('snapshot.resync')).toMatchObject({ reason: 'operator' });

@@ -34,7 +34,7 @@ describe('GET /sdk/v1/snapshot', () => {
     expect(JSON.parse(first).flags).not.toHaveProperty('payments-provider');
     for (const text of ['one', 'two']) {
       const snapshot = { schemaVersion: 1, flags: { banner: { on: true, variations: [text], offVariation: 0, rules: [], fallthrough: { variation: 0 }, salt: 's', clientSide: true } } };
-      const { version } = server.publish('production', snapshot);
+      const { version } = await server.publish('production', snapshot);
       for (const key of [DEMO.prodClientKey, DEMO.prodServerKey]) {
         expect(JSON.parse(await bodyOf(key))).toMatchObject({ version, flags: { banner: { variations: [text] } } });
       }
@@ -81,7 +81,7 @@ describe('GET /sdk/v1/snapshot', () => {
 
   it('moves the ETag and version forward after a publish', async () => {
     const server = await servers.start();
-    const { version } = server.publish('production', { ...demo.environments[0]!.snapshot, flags: {} });
+    const { version } = await server.publish('production', { ...demo.environments[0]!.snapshot, flags: {} });
     expect(version).toBe(2);
     const stale = await call(server, '/sdk/v1/snapshot', { headers: { 'if-none-match': '"snapshot-1"' } });
     expect(stale.status).toBe(200);

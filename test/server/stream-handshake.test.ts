@@ -52,7 +52,7 @@ describe('stream handshake', () => {
     const server = await servers.start();
     const anonymous = servers.connect(server, { protocols: ['flagplane.v1'] });
     expect((await withTimeout(anonymous.closed, 5000, 'close')).code).toBe(4401);
-    const key = server.createKey('production', 'client');
+    const key = await server.createKey('production', 'client');
     server.revokeKey(key);
     const revoked = servers.connect(server, { key });
     expect((await withTimeout(revoked.closed, 5000, 'close')).code).toBe(4401);

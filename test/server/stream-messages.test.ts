@@ -87,7 +87,7 @@ describe('publish and resync', () => {
     const server = await servers.start();
     const a = await servers.subscribe(server, DEMO.stagingClientKey, 'staging', 1);
     const b = await servers.subscribe(server, DEMO.stagingServerKey, 'staging', 1);
-    expect(server.resync('staging')).toEqual({ notified: 2 });
+    expect(await server.resync('staging')).toEqual({ notified: 2 });
     for (const client of [a, b]) {
       expect(await client.next()).toEqual({ type: 'snapshot.resync', environmentId: 'staging', version: 1, reason: 'operator' });
     }

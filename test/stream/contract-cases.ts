@@ -35,7 +35,7 @@ export function describeStreamContract(name: string, spied: SpiedTransport): voi
       expect(stream.spy.sent).toEqual([{ type: 'subscribe', environmentId: 'production', lastKnownVersion: 0 }]);
       expect(stream.notifies()).toEqual([{ kind: 'updated', version: 1 }]);
 
-      const { version } = server.publish('production', { schemaVersion: 1, flags: {} });
+      const { version } = await server.publish('production', { schemaVersion: 1, flags: {} });
       expect(version).toBe(2);
       await waitFor(() => stream.notifies().length === 2, 'snapshot.updated');
       expect(stream.notifies()[1]).toEqual({ kind: 'updated', version: 2 });
@@ -91,7 +91,7 @@ export function describeStreamContract(name: string, spied: SpiedTransport): voi
 
     it('stops with a 4403 StreamError when the key is revoked, and never reconnects', async () => {
       const server = await servers.start();
-      const key = server.createKey('production', 'client');
+      const key = await server.createKey('production', 'client');
       const stream = open(server.wsUrl, key, 1);
       await waitFor(() => stream.connections().includes('streaming'), 'streaming');
       server.revokeKey(key);
