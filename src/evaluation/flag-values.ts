@@ -113,7 +113,11 @@ export function resolveRead<T extends JsonValue | undefined>(
   fallback: T,
 ): EvaluationDetails<JsonValue | T> {
   // The usual read first: kept small, this function is inlined into the caller's loop.
-  return evaluated && !evaluated.errorCode && (fallback === undefined || kindOf(evaluated.value) === kindOf(fallback))
+  // Two typeofs settle a string, number or boolean; only objects need the finer kind.
+  return evaluated &&
+    !evaluated.errorCode &&
+    (fallback === undefined ||
+      (typeof evaluated.value === typeof fallback && (typeof fallback !== 'object' || kindOf(evaluated.value) === kindOf(fallback))))
     ? evaluated
     : misread(key, evaluated, source, fallback);
 }
