@@ -1,22 +1,18 @@
-import type { EvaluationContext as OpenFeatureContext, EvaluationContextValue } from '@openfeature/core';
+import type { EvaluationContext as OpenFeatureContext } from '@openfeature/core';
 import type { EvaluationContext, JsonValue } from '../src/index';
 
-/** A context value as JSON: a `Date` as its ISO string (what the date operators read), `undefined` left out. */
-function toJson(value: EvaluationContextValue): JsonValue | undefined {
-  if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map((item) => toJson(item) ?? null);
-  if (value !== null && typeof value === 'object') return toAttributes(value as Record<string, EvaluationContextValue>);
-  return value;
-}
-
-const toAttributes = (values: Record<string, EvaluationContextValue>): Record<string, JsonValue> => {
-  const attributes: Record<string, JsonValue> = {};
-  for (const [name, value] of Object.entries(values)) {
-    const json = toJson(value);
-    if (json !== undefined) attributes[name] = json;
+/**
+ * The members as the JSON they would be sent as (what `identify()` does with traits): a
+ * `Date` becomes its ISO string, which the date operators read, and `undefined` is left out.
+ * A context JSON cannot hold (a cycle) has no attributes rather than a read that throws.
+ */
+function toAttributes(members: Record<string, unknown>): Record<string, JsonValue> {
+  try {
+    return JSON.parse(JSON.stringify(members)) as Record<string, JsonValue>;
+  } catch {
+    return {};
   }
-  return attributes;
-};
+}
 
 /**
  * An OpenFeature context as flagplane's: `targetingKey` is the `userId`, a `segmentIds`

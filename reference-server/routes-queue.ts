@@ -1,4 +1,5 @@
 import type { ClaimedRow, IdentifyQueueStore } from './engines/contracts';
+import { isRecord } from '../src/evaluation/guards';
 import { HttpError } from './http-responses';
 import { parseJsonBody } from './request-body';
 import type { Route, RouteRequest } from './router';
@@ -13,8 +14,8 @@ const BODY_LIMIT = 64 * 1024;
 
 async function bodyObject(request: RouteRequest): Promise<Record<string, unknown>> {
   const body = parseJsonBody(await request.readBody(BODY_LIMIT));
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object');
-  return body as Record<string, unknown>;
+  if (!isRecord(body)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object');
+  return body;
 }
 
 function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {

@@ -1,11 +1,12 @@
 import { HttpError } from './http-responses';
+import { isRecord } from '../src/evaluation/guards';
 import { generateKey } from './sdk-keys';
 import { flagViolation } from './flag-validation';
 import { checkSnapshotStructure } from './snapshot-structure';
 import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import type { ControlChange, ControlStore, PublishOutcome } from './engines/contracts';
 import type { WorkingCopy } from './engines/working-copy';
-import { applyChange, applySnapshot } from './engines/working-copy';
+import { applyChange } from './engines/working-copy';
 import type { KeyKind, KeyRecord, Traits } from './stores';
 import type { StreamGateway } from './stream';
 import { CLOSE_CODES } from './stream-messages';
@@ -49,10 +50,6 @@ function jsonCopy<T>(value: T, what: string): T {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** protocol.md §9: flag keys are identifiers, as in events. */
 const FLAG_KEY_LIMIT = 256;
 
@@ -90,7 +87,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
   const committed = (outcome: PublishOutcome, environmentId: string): number => {
     if (outcome.kind === 'unknown-environment') throw new HttpError(404, 'not_found', `unknown environment "${environmentId}"`);
     if (outcome.kind === 'conflict') throw new Error(`environment "${environmentId}" changed during the write`);
-    applySnapshot(working.environments, outcome.snapshot);
+    working.environments.put(outcome.snapshot);
     // The version this write made: in memory, later writes may already have applied.
     gateway.notifyUpdated(environmentId, outcome.snapshot.version);
     return outcome.snapshot.version;
@@ -120,7 +117,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
     throw new Error(`environment "${environmentId}" kept changing: ${EDIT_ATTEMPTS} attempts to edit flag "${key}" lost the race`);
   };
   const checkedFlag = (flag: unknown, schemaVersion: number): unknown => {
-    if (!isObject(flag)) throw new HttpError(400, 'invalid_request', 'the flag must be a JSON object');
+    if (!isRecord(flag)) throw new HttpError(400, 'invalid_request', 'the flag must be a JSON object');
     const stored = jsonCopy(flag, 'the flag');
     // Schema 1 is the one this server knows; a snapshot of another schema takes its flags as given.
     const violation = schemaVersion === 1 ? flagViolation(stored) : undefined;
@@ -163,7 +160,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
     async setTraits(environmentId, userId, traits) {
       requireEnvironment(environmentId);
       if (userId.length === 0) throw new HttpError(400, 'invalid_request', 'userId must not be empty', 'userId');
-      if (!isObject(traits)) throw new HttpError(400, 'invalid_request', 'the traits must be a JSON object');
+      if (!isRecord(traits)) throw new HttpError(400, 'invalid_request', 'the traits must be a JSON object');
       const stored = jsonCopy(traits as Traits, 'the traits');
       await control.setTraits(environmentId, userId, stored);
       applyChange(working, { kind: 'traits-set', environmentId, userId, traits: stored });
@@ -175,7 +172,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
       }),
     patchFlag: (environmentId, key, members) =>
       editFlags(environmentId, key, true, (flags, schemaVersion) => {
-        if (!isObject(members)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object of the flag members to change');
+        if (!isRecord(members)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object of the flag members to change');
         flags[key] = checkedFlag({ ...(flags[key] as object), ...members }, schemaVersion);
       }),
     async deleteFlag(environmentId, key) {
@@ -191,7 +188,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
 export function applyRemoteChange(working: WorkingCopy, gateway: StreamGateway, change: ControlChange): void {
   if (change.kind === 'published') {
     // An older version arriving late moves nothing, so nobody is told.
-    if (applySnapshot(working.environments, change.snapshot)) gateway.notifyUpdated(change.environmentId, change.snapshot.version);
+    if (working.environments.put(change.snapshot)) gateway.notifyUpdated(change.environmentId, change.snapshot.version);
     return;
   }
   applyChange(working, change);

@@ -9,7 +9,7 @@ import { createOverlayFetcher, type Traits } from './events/identity';
 import { isId, isRecord, isString } from './evaluation/guards';
 import { createTabSync, watchPageExit } from './platform/index';
 import { watchActivity } from './platform/activity';
-import { createFlagValues, resolveRead, type FlagValues } from './evaluation/flag-values';
+import { createFlagValues, noContext, resolveRead, type FlagValues } from './evaluation/flag-values';
 import { fingerprint } from './shared/fingerprint';
 import { createHttpClient } from './http/http-client';
 import { resolveOptions, type ClientOptions, type FlagDefaults } from './options';
@@ -41,8 +41,6 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const http = createHttpClient(config, page.exits);
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), options.defaults);
-  // The three members the contract names, all present; no user yet is a `userId` of undefined.
-  const noContext = (): EvaluationContext => ({ userId: undefined, attributes: {}, segmentIds: [] });
   let context: EvaluationContext = options.context ?? noContext();
   let overrides: Overrides = new Map();
   let sessionTraits = (context.attributes ?? {}) as Traits;

@@ -2,6 +2,7 @@ import type { ChangeEvent, FlagsClient } from '../src/client-types';
 import { ConfigError, FlagplaneError, messageOf } from '../src/errors';
 import type { EvaluationContext } from '../src/evaluation/evaluation-types';
 import { isRecord } from '../src/evaluation/guards';
+import { noContext } from '../src/evaluation/flag-values';
 import { buildOverrides } from '../src/evaluation/overrides';
 import type { ClientStatus, ReadyResult } from '../src/machine/client-state';
 import type { FlagDefaults } from '../src/options';
@@ -50,7 +51,6 @@ export interface TestClient<D extends FlagDefaults = FlagDefaults> extends Flags
 }
 
 /** The context of a client created without one, as `createClient` has it. */
-const noContext = (): EvaluationContext => ({ userId: undefined, attributes: {}, segmentIds: [] });
 
 /**
  * Creates a flags client for tests, serving `flags` at once: `ready()` resolves with source

@@ -92,18 +92,22 @@ export async function openEngines(
     throw error;
   }
   let closed: Promise<void> | undefined;
+  /** The one listener's unsubscribe, once `listen` was called. */
+  let stopListening: (() => void) | undefined;
   return {
     control,
     working,
     identifyQueue: events.identifyQueue,
     analytics: events.analytics,
     listen(listener) {
+      if (stopListening) throw new Error('openEngines: listen() takes one listener, once');
       // Synchronous from here to the subscribe: no change can arrive in between.
       stopHearing();
       for (const change of heard.splice(0)) listener(change);
-      control.subscribe(listener);
+      stopListening = control.subscribe(listener);
     },
     close() {
+      stopListening?.();
       closed ??= Promise.all([control.close(), events.close()]).then(() => undefined);
       return closed;
     },

@@ -108,10 +108,13 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
 
   // One at a time, in channel order: a later version never reaches the listeners before an earlier one.
   let received = Promise.resolve();
+  /** Set by close(): what arrives or is still queued then is dropped, not read from a closing connection. */
+  let closing = false;
   subscriber.on('message', (channel: string, text: string) => {
-    if (channel !== k.channel) return;
+    if (channel !== k.channel || closing) return;
     received = received
       .then(async () => {
+        if (closing) return;
         const announcement = JSON.parse(text) as Announcement;
         if (announcement.origin === origin) return;
         const change = await changeOf(announcement);
@@ -122,8 +125,10 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
   // Registered after the first connect, so it fires only when the subscriber reconnects: what
   // was announced meanwhile is lost, so everything is read again and passed on as changes.
   subscriber.on('ready', () => {
+    if (closing) return;
     received = received
       .then(async () => {
+        if (closing) return;
         const changes = changesFrom(await load());
         for (const change of changes) for (const listener of listeners) listener(change);
       })
@@ -174,7 +179,10 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
       return () => listeners.delete(listener);
     },
     async close() {
+      closing = true;
       listeners.clear();
+      // A message being handled finishes (or finds `closing`) before its connection quits.
+      await received;
       await Promise.all([subscriber, command].map((client) => client.quit().catch(() => client.disconnect())));
     },
   };

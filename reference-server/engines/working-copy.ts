@@ -1,4 +1,3 @@
-import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import type { EnvironmentStore, KeyStore, TraitStore } from '../stores';
 import { createEnvironmentStore, createKeyStore, createTraitStore } from '../stores';
 import type { ControlChange, ControlSeed, ControlState } from './contracts';
@@ -8,11 +7,6 @@ export interface WorkingCopy {
   readonly environments: EnvironmentStore;
   readonly keys: KeyStore;
   readonly traits: TraitStore;
-}
-
-/** Adds a snapshot at its own version; `current` only moves forward, so replays and reorders are harmless. */
-export function applySnapshot(environments: EnvironmentStore, snapshot: FlagSnapshot): boolean {
-  return environments.put(snapshot);
 }
 
 /** What a working copy keeps at most (limits.ts), and where it counts what it drops. */
@@ -28,7 +22,7 @@ export function workingCopyFrom(state: ControlState, bounds?: WorkingBounds): Wo
     return snapshot ? [{ id, kind, snapshot }] : [];
   });
   const environments = createEnvironmentStore(initial, bounds?.snapshotVersions, () => bounds?.onEvict('snapshotVersions'));
-  for (const { snapshots } of state.environments) for (const snapshot of snapshots) applySnapshot(environments, snapshot);
+  for (const { snapshots } of state.environments) for (const snapshot of snapshots) environments.put(snapshot);
   const keys = createKeyStore(state.keys.map(({ key, kind, environmentId }) => ({ key, kind, environmentId })));
   for (const record of state.keys) if (record.revoked) keys.revoke(record.key);
   const traits = createTraitStore({}, bounds?.traitUsers, () => bounds?.onEvict('traitUsers'));
@@ -63,7 +57,7 @@ export function changesFrom(state: ControlState): ControlChange[] {
 export function applyChange(working: WorkingCopy, change: ControlChange): void {
   switch (change.kind) {
     case 'published':
-      applySnapshot(working.environments, change.snapshot);
+      working.environments.put(change.snapshot);
       return;
     case 'key-added':
       if (!working.keys.get(change.record.key)) working.keys.add(change.record);

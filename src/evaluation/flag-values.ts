@@ -14,6 +14,9 @@ const differs = (before: EvaluationDetails | undefined, after: EvaluationDetails
 export const changedKeys = (previous: ReadonlyMap<string, EvaluationDetails>, next: ReadonlyMap<string, EvaluationDetails>): Set<string> =>
   new Set([...previous.keys(), ...next.keys()].filter((key) => differs(previous.get(key), next.get(key))));
 
+/** The context of no user yet: the three members the contract names, all present, `userId` undefined. */
+export const noContext = (): EvaluationContext => ({ userId: undefined, attributes: {}, segmentIds: [] });
+
 /** What flags are evaluated under: the snapshot, the context and the bucketing key. */
 export interface EvaluationInput {
   snapshot: FlagSnapshot | null;
@@ -21,15 +24,19 @@ export interface EvaluationInput {
   bucketingKey: string | undefined;
 }
 
-/**
- * A flag read under the current input: its details (`undefined` for a flag the snapshot
- * lacks), and room for the event sender to note who it was last reported for (see
- * `ServedMark` in event-sender.ts), so that a read already reported costs no second lookup.
- */
-export interface ReadEntry {
-  details: EvaluationDetails | undefined;
+/** Who a read's details were last reported for, and in which flush window (the event sender's to fill). */
+export interface ServedMark {
   servedTo?: string;
   window?: number;
+}
+
+/**
+ * A flag read under the current input: its details (`undefined` for a flag the snapshot
+ * lacks), and the event sender's mark beside them, so that a read already reported costs
+ * no second lookup.
+ */
+export interface ReadEntry extends ServedMark {
+  details: EvaluationDetails | undefined;
 }
 
 /**

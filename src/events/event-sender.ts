@@ -2,6 +2,7 @@ import { nextDelay, RETRY_POLICY } from '../shared/backoff';
 import type { DiagnosticEvent } from './diagnostic-events';
 import { FlagplaneError } from '../errors';
 import type { EvaluationDetails } from '../evaluation/evaluation-types';
+import type { ServedMark } from '../evaluation/flag-values';
 import { isId } from '../evaluation/guards';
 import { batchLength } from './event-batches';
 import { httpErrorOf, type HttpClient } from '../http/http-client';
@@ -207,9 +208,3 @@ export function createEventSender(options: EventSenderOptions) {
 }
 
 export type EventSender = ReturnType<typeof createEventSender>;
-
-/** Who a read's details were last reported for, kept by the reader beside the details. */
-export interface ServedMark {
-  servedTo?: string;
-  window?: number;
-}

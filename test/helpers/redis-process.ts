@@ -19,7 +19,12 @@ export async function startRedis(binary: string): Promise<RedisProcess> {
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
+    const timer = setTimeout(() => {
+      // Nothing of a server that never came up may outlive the suite.
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      reject(new Error(`redis-server did not start: ${output}`));
+    }, 10_000);
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) {

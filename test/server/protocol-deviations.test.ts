@@ -1,7 +1,7 @@
 // Issue 17's three deviations from protocol.md, and the request timeouts that bound slow clients.
 import { describe, expect, it } from 'vitest';
 import { DEMO, sleep, useServers } from './helpers';
-import { openRaw, parseResponses, rawErrorOf, rawExchange } from './raw-http';
+import { openRaw, parseResponses, rawErrorOf, rawExchange, received } from './raw-http';
 
 const servers = useServers();
 
@@ -41,12 +41,10 @@ describe('protocol.md on the wire', () => {
   it('answers a body that stalls with a 408 at requestTimeoutMs, not minutes later', async () => {
     const server = await servers.start({ limits: { requestTimeoutMs: 400, headersTimeoutMs: 300 } });
     const socket = openRaw(server);
-    let raw = '';
-    socket.on('data', (chunk) => (raw += chunk.toString()));
-    const closed = new Promise((resolve) => socket.on('close', resolve));
+    const closed = received(socket);
     const started = Date.now();
     socket.write(`POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sentAt"`);
-    await closed;
+    const raw = await closed;
     const elapsed = Date.now() - started;
     const [response] = parseResponses(raw);
     expect(response?.status).toBe(408);
@@ -59,12 +57,10 @@ describe('protocol.md on the wire', () => {
   it('closes a connection whose headers stall at headersTimeoutMs', async () => {
     const server = await servers.start({ limits: { requestTimeoutMs: 5000, headersTimeoutMs: 300 } });
     const socket = openRaw(server);
-    let raw = '';
-    socket.on('data', (chunk) => (raw += chunk.toString()));
-    const closed = new Promise((resolve) => socket.on('close', resolve));
+    const closed = received(socket);
     const started = Date.now();
     socket.write('GET /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\n');
-    await closed;
+    const raw = await closed;
     expect(Date.now() - started).toBeLessThan(3000);
     expect(parseResponses(raw)[0]?.status).toBe(408);
   });
@@ -72,13 +68,11 @@ describe('protocol.md on the wire', () => {
   it('a request that arrives in time is served as before', async () => {
     const server = await servers.start({ limits: { requestTimeoutMs: 2000, headersTimeoutMs: 1000 } });
     const socket = openRaw(server);
-    let raw = '';
-    socket.on('data', (chunk) => (raw += chunk.toString()));
-    const closed = new Promise((resolve) => socket.on('close', resolve));
+    const closed = received(socket);
     socket.write(`GET /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\n`);
     await sleep(200);
     socket.write(`Authorization: Bearer ${DEMO.prodServerKey}\r\nConnection: close\r\n\r\n`);
-    await closed;
+    const raw = await closed;
     expect(parseResponses(raw)[0]?.status).toBe(200);
   });
 });

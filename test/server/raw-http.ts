@@ -66,3 +66,9 @@ export function rawErrorOf(response: RawResponse | undefined): { code: string; m
   return parsed.error;
 }
 
+/** Everything the server sends on `socket`, once it closes the connection. */
+export function received(socket: Socket): Promise<string> {
+  let raw = '';
+  socket.on('data', (chunk) => (raw += chunk.toString()));
+  return new Promise((resolve) => socket.on('close', () => resolve(raw)));
+}

@@ -73,8 +73,8 @@ describe('createTestClient: what reads serve', () => {
     expect(Object.keys(client.getAll())).toEqual(['__proto__', 'constructor']);
     expect(client.get('toString')).toBeUndefined();
     for (const key of [undefined, null, 42, {}, Symbol('key')]) {
-      expect(() => client.get(key as never)).not.toThrow();
-      expect(() => client.getDetails(key as never, 'fallback')).not.toThrow();
+      expect(client.get(key as never)).toBeUndefined();
+      expect(client.getDetails(key as never, 'fallback')).toMatchObject({ value: 'fallback', reason: 'ERROR', errorCode: 'FLAG_NOT_FOUND' });
     }
   });
 });

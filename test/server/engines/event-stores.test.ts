@@ -118,7 +118,10 @@ describeWithBinaries('event store contracts: Postgres', [postgresNeed], () => {
       await stores.identifyQueue.append([row('production', 1), row('production', 2), row('production', 3)]);
       await consumer.query('BEGIN');
       expect((await consumer.query(CLAIM_IDENTIFY_SQL, ['production', 2, 60_000])).rows).toHaveLength(2);
-      const other = await Promise.race([stores.identifyQueue.claim('production', 10, 60_000), sleep(2000).then(() => 'waited')]);
+      let waited: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<'waited'>((resolve) => (waited = setTimeout(() => resolve('waited'), 2000)));
+      const other = await Promise.race([stores.identifyQueue.claim('production', 10, 60_000), timeout]);
+      clearTimeout(waited);
       expect(other).not.toBe('waited');
       expect((other as Array<{ userId: string }>).map((r) => r.userId)).toEqual(['u-3']);
       await consumer.query('ROLLBACK');

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, USAGE } from '../../../reference-server/cli-main';
-import { EngineError } from '../../../reference-server/engines/engine-error';
 import { openEngines } from '../../../reference-server/engines/open-engines';
 import { loadOptionalPackage, MissingPackageError } from '../../../reference-server/engines/optional-package';
 import { demoConfig } from '../../../reference-server/index';
@@ -74,6 +73,6 @@ describe('the CLI with engines', () => {
   it('refuses an empty --redis', async () => {
     const run = collect();
     expect(await runCli(['--redis', ''], run.sink, undefined, {})).toEqual({ kind: 'exit', code: 2 });
-    expect(EngineError).toBeDefined();
+    expect(run.io.err.join('\n')).toMatch(/--redis and --postgres need a URL/);
   });
 });

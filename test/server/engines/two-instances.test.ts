@@ -166,8 +166,7 @@ describeWithBinaries('two instances on one Redis and one Postgres', [redisNeed, 
       expect(await redisClients()).toBe(4);
       expect(await postgresClients()).toBeGreaterThan(0);
       await Promise.all(servers.map((server) => server.close()));
-      await waitFor(() => true);
-      expect(await redisClients()).toBe(0);
+      await expect.poll(redisClients, { timeout: 2000 }).toBe(0);
       await expect.poll(postgresClients, { timeout: 2000 }).toBe(0);
     } finally {
       probe.disconnect();
