@@ -1,5 +1,5 @@
 import type { ClaimedRow, IdentifyQueueStore } from './engines/contracts';
-import { isRecord } from '../src/evaluation/guards';
+import { isRecord } from '../src/shared/guards';
 import { HttpError } from './http-responses';
 import { parseJsonBody } from './request-body';
 import type { Route, RouteRequest } from './router';

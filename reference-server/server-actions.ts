@@ -1,5 +1,5 @@
 import { HttpError } from './http-responses';
-import { isRecord } from '../src/evaluation/guards';
+import { isRecord } from '../src/shared/guards';
 import { generateKey } from './sdk-keys';
 import { flagViolation } from './flag-validation';
 import { checkSnapshotStructure } from './snapshot-structure';

@@ -1,12 +1,12 @@
 import type { ChangeEvent, FlagsClient } from './client-types';
 import { initialState, type MachineState, type ReadyResult } from './machine/client-state';
-import { ConfigError, FlagplaneError, messageOf } from './errors';
+import { ConfigError, FlagplaneError, messageOf } from './shared/errors';
 import type { EvaluationContext, EvaluationDetails } from './evaluation/evaluation-types';
 import { createEventSender } from './events/event-sender';
 import { generateId, loadAnonymousId } from './events/anonymous-id';
 import { browserStorage } from './storage/default-storage';
 import { createOverlayFetcher, type Traits } from './events/identity';
-import { isId, isRecord, isString } from './evaluation/guards';
+import { isId, isRecord, isString } from './shared/guards';
 import { createTabSync, watchPageExit } from './platform/index';
 import { watchActivity } from './platform/activity';
 import { createFlagValues, noContext, resolveRead, type FlagValues } from './evaluation/flag-values';

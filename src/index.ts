@@ -10,7 +10,7 @@ export {
   TimeoutError,
   SchemaError,
   StorageError,
-} from './errors';
+} from './shared/errors';
 export { StreamError } from './stream/stream-error';
 export { SUPPORTED_SCHEMA_VERSION } from './snapshot/snapshot-types';
 // Pure and tree-shaken: an app that does not import it pays nothing beyond what the client uses.
@@ -19,7 +19,7 @@ export { evaluateFlag } from './evaluation/index';
 export type { FlagsClient, FlagsView, ChangeEvent } from './client-types';
 export type { ClientOptions, FlagDefaults } from './options';
 export type { ClientStatus, Readiness, ConnectionState, SnapshotSource, ReadyResult } from './machine/client-state';
-export type { FlagplaneErrorCode } from './errors';
+export type { FlagplaneErrorCode } from './shared/errors';
 export type { HttpTransport, HttpRequest, HttpResult } from './http/http-types';
 export type { StorageAdapter } from './storage/storage-types';
 export type { StreamTransport } from './stream/stream-transport';

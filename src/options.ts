@@ -1,7 +1,7 @@
 import type { EvaluationContext } from './evaluation/evaluation-types';
-import { ConfigError, type FlagplaneError } from './errors';
+import { ConfigError, type FlagplaneError } from './shared/errors';
 import { fetchTransport } from './http/fetch-transport';
-import { isString } from './evaluation/guards';
+import { isString } from './shared/guards';
 import type { HttpTransport } from './http/http-types';
 import { defaultScheduler, type Scheduler } from './shared/scheduler';
 import type { StreamTransport } from './stream/stream-transport';

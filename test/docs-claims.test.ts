@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import tsupConfig from '../tsup.config';
 import { startReferenceServer } from '../reference-server/index';
 import { createClient } from '../src/client';
-import { ConfigError } from '../src/errors';
+import { ConfigError } from '../src/shared/errors';
 import { bucketFor, evaluateFlag } from '../src/evaluation/index';
 import { createMemoryStorage } from '../src/storage/memory-storage';
 import { resolveOptions } from '../src/options';

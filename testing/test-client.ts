@@ -1,7 +1,7 @@
 import type { ChangeEvent, FlagsClient } from '../src/client-types';
-import { ConfigError, FlagplaneError, messageOf } from '../src/errors';
+import { ConfigError, FlagplaneError, messageOf } from '../src/shared/errors';
 import type { EvaluationContext } from '../src/evaluation/evaluation-types';
-import { isRecord } from '../src/evaluation/guards';
+import { isRecord } from '../src/shared/guards';
 import { noContext } from '../src/evaluation/flag-values';
 import { buildOverrides } from '../src/evaluation/overrides';
 import type { ClientStatus, ReadyResult } from '../src/machine/client-state';

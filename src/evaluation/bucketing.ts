@@ -1,6 +1,6 @@
 import type { WeightedVariation } from '../snapshot/snapshot-types';
 import { murmur3 } from './murmur3';
-import { isString } from './guards';
+import { isString } from '../shared/guards';
 
 /** Rollout weights and buckets are out of this many (0.001 % resolution). */
 export const BUCKET_COUNT = 100000;

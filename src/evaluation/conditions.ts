@@ -1,5 +1,5 @@
 import type { EvaluationContext } from './evaluation-types';
-import { isArray, isObject, isRecord, isString, own } from './guards';
+import { isArray, isObject, isRecord, isString, own } from '../shared/guards';
 import { OPERATORS } from './operators';
 import { check } from './validate-flag';
 

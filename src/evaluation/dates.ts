@@ -1,5 +1,5 @@
 import { memo } from './memo';
-import { isString } from './guards';
+import { isString } from '../shared/guards';
 
 // RFC 3339 profile of ISO 8601: a date (midnight UTC), or a date-time with a mandatory
 // `Z` or ±HH:MM offset. A date-time without offset is rejected because ECMAScript reads

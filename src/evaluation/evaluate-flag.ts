@@ -1,6 +1,6 @@
 import type { Flag, Rule } from '../snapshot/snapshot-types';
 import type { EvaluationContext, FlagEvaluation } from './evaluation-types';
-import { isArray, isNumber, isString } from './guards';
+import { isArray, isNumber, isString } from '../shared/guards';
 import { bucketFor, pickVariation } from './bucketing';
 import { matchCondition } from './conditions';
 import { check, checkServe, isUint, type Unchecked } from './validate-flag';

@@ -1,4 +1,4 @@
-import { isArray, isObject, own } from './guards';
+import { isArray, isObject, own } from '../shared/guards';
 
 /** Structural equality of two JSON values. */
 export const jsonEqual = (a: unknown, b: unknown): boolean =>

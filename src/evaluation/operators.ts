@@ -1,5 +1,5 @@
 import { compareSemver } from './semver';
-import { isNumber, isString } from './guards';
+import { isNumber, isString } from '../shared/guards';
 import { toEpochMs } from './dates';
 
 /** Tests a present attribute value against one entry of a condition's `values`. */

@@ -1,5 +1,5 @@
 import { memo } from './memo';
-import { isString } from './guards';
+import { isString } from '../shared/guards';
 
 // Linear-time by construction: every repetition is delimited by a character its class
 // excludes, so no input can make it backtrack. Identifiers are [0-9A-Za-z-]: `[\w-]`

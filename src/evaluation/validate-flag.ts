@@ -1,5 +1,5 @@
 import type { WeightedVariation } from '../snapshot/snapshot-types';
-import { isArray } from './guards';
+import { isArray } from '../shared/guards';
 import { BUCKET_COUNT } from './bucketing';
 
 // Flags arrive as JSON from the network, so the evaluator checks each member where it

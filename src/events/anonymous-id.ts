@@ -1,4 +1,4 @@
-import type { StorageError } from '../errors';
+import type { StorageError } from '../shared/errors';
 import type { StorageAdapter } from '../storage/storage-types';
 import { settleStorage } from '../storage/sync-or-async';
 

@@ -1,9 +1,9 @@
 import { nextDelay, RETRY_POLICY } from '../shared/backoff';
 import type { DiagnosticEvent } from './diagnostic-events';
-import { FlagplaneError } from '../errors';
+import { FlagplaneError } from '../shared/errors';
 import type { EvaluationDetails } from '../evaluation/evaluation-types';
 import type { ServedMark } from '../evaluation/flag-values';
-import { isId } from '../evaluation/guards';
+import { isId } from '../shared/guards';
 import { batchLength } from './event-batches';
 import { httpErrorOf, type HttpClient } from '../http/http-client';
 import { onPageHide } from '../platform/index';

@@ -1,7 +1,7 @@
-import { SchemaError, type FlagplaneError } from '../errors';
-import { isRecord } from '../evaluation/guards';
+import { SchemaError, type FlagplaneError } from '../shared/errors';
+import { isRecord } from '../shared/guards';
 import { httpErrorOf, type HttpClient } from '../http/http-client';
-import { parseJson } from '../snapshot/snapshot-parse';
+import { parseJson } from '../shared/parse-json';
 import type { JsonValue } from '../snapshot/snapshot-types';
 
 const ROUTE = 'GET /sdk/v1/identity';

@@ -1,8 +1,8 @@
-import { HttpError, NetworkError, TimeoutError } from '../errors';
+import { HttpError, NetworkError, TimeoutError } from '../shared/errors';
 import type { HttpRequest, HttpResult, HttpTransport } from './http-types';
 import type { Scheduler } from '../shared/scheduler';
-import { parseJson } from '../snapshot/snapshot-parse';
-import { isString } from '../evaluation/guards';
+import { parseJson } from '../shared/parse-json';
+import { isString } from '../shared/guards';
 
 export type SendOutcome =
   | Extract<HttpResult, { kind: 'response' }>

@@ -1,4 +1,4 @@
-import type { FlagplaneError } from '../errors';
+import type { FlagplaneError } from '../shared/errors';
 import type { FlagSnapshot } from '../snapshot/snapshot-types';
 
 /** Readiness: `failed` means `readyTimeout` passed without any snapshot; it still retries. */

@@ -1,7 +1,7 @@
 import { nextDelay, RETRY_POLICY } from '../shared/backoff';
 import type { Activity, ClientStatus, ConnectionState, MachineState, ReadyResult, SnapshotSource } from './client-state';
 import type { DiagnosticEvent } from '../events/diagnostic-events';
-import type { FlagplaneError } from '../errors';
+import type { FlagplaneError } from '../shared/errors';
 import type { FlagSnapshot } from '../snapshot/snapshot-types';
 
 /** Everything that can happen to the fetch machine. */

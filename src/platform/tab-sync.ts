@@ -1,4 +1,4 @@
-import { isString } from '../evaluation/guards';
+import { isString } from '../shared/guards';
 import { checkSnapshot } from '../snapshot/snapshot-parse';
 import type { FlagSnapshot } from '../snapshot/snapshot-types';
 

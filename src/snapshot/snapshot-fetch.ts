@@ -1,6 +1,7 @@
-import type { FlagplaneError } from '../errors';
+import type { FlagplaneError } from '../shared/errors';
 import { httpErrorOf, type RouteRequest, type SendOutcome } from '../http/http-client';
-import { checkSnapshot, parseJson } from './snapshot-parse';
+import { checkSnapshot } from './snapshot-parse';
+import { parseJson } from '../shared/parse-json';
 import type { MachineEvent } from '../machine/transition';
 
 export const SNAPSHOT_ROUTE = 'GET /sdk/v1/snapshot';

@@ -1,17 +1,8 @@
-import { SchemaError } from '../errors';
-import { isRecord, isString } from '../evaluation/guards';
+import { SchemaError } from '../shared/errors';
+import { isRecord, isString } from '../shared/guards';
 import { SUPPORTED_SCHEMA_VERSION, type FlagSnapshot } from './snapshot-types';
 
 export type ParsedSnapshot = { kind: 'ok'; snapshot: FlagSnapshot } | { kind: 'invalid'; error: SchemaError };
-
-/** `JSON.parse`, or `undefined` for text that is not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Checks the envelope of a snapshot: schema version, version, environment and flag map.

@@ -1,6 +1,6 @@
-import type { StorageError } from '../errors';
+import type { StorageError } from '../shared/errors';
 import { checkSnapshot } from '../snapshot/snapshot-parse';
-import { isString } from '../evaluation/guards';
+import { isString } from '../shared/guards';
 import type { FlagSnapshot } from '../snapshot/snapshot-types';
 import type { StorageAdapter } from './storage-types';
 import { settleStorage } from './sync-or-async';

@@ -1,4 +1,4 @@
-import { messageOf, StorageError } from '../errors';
+import { messageOf, StorageError } from '../shared/errors';
 
 /**
  * Runs a storage call and hands its result to `onValue` (if given) — synchronously when it

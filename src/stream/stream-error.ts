@@ -1,4 +1,4 @@
-import { FlagplaneError } from '../errors';
+import { FlagplaneError } from '../shared/errors';
 
 /**
  * A stream failure, reported through `onError` (code `'stream'`). `closeCode` is the close

@@ -1,4 +1,4 @@
-import { FlagplaneError, messageOf } from '../errors';
+import { FlagplaneError, messageOf } from '../shared/errors';
 import type { Scheduler } from '../shared/scheduler';
 import type { StreamConnection } from './stream-connection';
 import type { StreamConnectionState } from './stream-machine';

@@ -1,7 +1,7 @@
 import { nextDelay, RETRY_POLICY } from '../shared/backoff';
-import { isRecord } from '../evaluation/guards';
-import { parseJson } from '../snapshot/snapshot-parse';
-import { messageOf } from '../errors';
+import { isRecord } from '../shared/guards';
+import { parseJson } from '../shared/parse-json';
+import { messageOf } from '../shared/errors';
 import { StreamError } from './stream-error';
 
 /**

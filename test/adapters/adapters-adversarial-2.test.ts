@@ -9,7 +9,7 @@ import { createFileStorage, fileNameOf } from '../../adapters/file';
 import { createKeyQueue } from '../../adapters/key-queue';
 import { createLocalStorage } from '../../adapters/local-storage';
 import { createClient } from '../../src/client';
-import { StorageError } from '../../src/errors';
+import { StorageError } from '../../src/shared/errors';
 import { fingerprint } from '../../src/shared/fingerprint';
 import { createMemoryStorage } from '../../src/storage/memory-storage';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';

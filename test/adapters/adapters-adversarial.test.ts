@@ -8,7 +8,7 @@ import { createAsyncStorage } from '../../adapters/async-storage';
 import { createFileStorage, fileNameOf } from '../../adapters/file';
 import { createIndexedDBStorage, type IndexedDBStorage } from '../../adapters/indexeddb';
 import { createLocalStorage } from '../../adapters/local-storage';
-import { StorageError } from '../../src/errors';
+import { StorageError } from '../../src/shared/errors';
 import { harness } from '../helpers/client-harness';
 import { snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAsyncStorage, type AsyncStorageLike } from '../../adapters/async-storage';
-import { StorageError } from '../../src/errors';
+import { StorageError } from '../../src/shared/errors';
 import { harness } from '../helpers/client-harness';
 import { snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFileStorage, fileNameOf } from '../../adapters/file';
-import { StorageError } from '../../src/errors';
+import { StorageError } from '../../src/shared/errors';
 import { harness } from '../helpers/client-harness';
 import { snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';

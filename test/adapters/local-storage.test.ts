@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalStorage } from '../../adapters/local-storage';
-import { StorageError } from '../../src/errors';
+import { StorageError } from '../../src/shared/errors';
 import { harness } from '../helpers/client-harness';
 import { snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';

@@ -1,6 +1,6 @@
 // Runs in the node environment: no window, no localStorage, no indexedDB.
 import { afterEach, describe, expect, it } from 'vitest';
-import { StorageError } from '../../src/errors';
+import { StorageError } from '../../src/shared/errors';
 import { harness } from '../helpers/client-harness';
 import { snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { StorageError } from '../../src/errors';
+import { StorageError } from '../../src/shared/errors';
 import { createMemoryStorage } from '../../src/storage/memory-storage';
 import type { StorageAdapter } from '../../src/storage/storage-types';
 import { snapshotServer } from '../helpers/fake-transport';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS, batchLength } from '../../src/events/event-batches';
 import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
-import type { FlagplaneError } from '../../src/errors';
+import type { FlagplaneError } from '../../src/shared/errors';
 import { createEventSender } from '../../src/events/event-sender';
 import type { SendOutcome } from '../../src/http/http-client';
 import { CLIENT_KEY, harness } from '../helpers/client-harness';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HttpError, SchemaError } from '../../src/errors';
+import { HttpError, SchemaError } from '../../src/shared/errors';
 import { jsonResponse, response, snapshotServer } from '../helpers/fake-transport';
 import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';

@@ -16,7 +16,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClientStatus, ReadyResult } from '../../src/machine/client-state';
-import type { FlagplaneError } from '../../src/errors';
+import type { FlagplaneError } from '../../src/shared/errors';
 import type { FlagsClient } from '../../src/client-types';
 import type { EvaluationDetails } from '../../src/evaluation/evaluation-types';
 import type { HttpRequest, HttpResult } from '../../src/http/http-types';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
-import { ConfigError } from '../../src/errors';
+import { ConfigError } from '../../src/shared/errors';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
 import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';

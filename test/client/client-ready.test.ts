@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { NetworkError, TimeoutError } from '../../src/errors';
+import { NetworkError, TimeoutError } from '../../src/shared/errors';
 import type { ReadyResult } from '../../src/machine/client-state';
 import { jsonResponse, response } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
-import { ConfigError } from '../../src/errors';
+import { ConfigError } from '../../src/shared/errors';
 import { StreamError } from '../../src/stream/stream-error';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
 import { snapshotServer } from '../helpers/fake-transport';

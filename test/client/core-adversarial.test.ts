@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ReadyResult } from '../../src/machine/client-state';
-import { HttpError, NetworkError } from '../../src/errors';
+import { HttpError, NetworkError } from '../../src/shared/errors';
 import type { HttpRequest, HttpResult, HttpTransport } from '../../src/http/http-types';
 import type { OnlineSource, VisibilitySource } from '../../src/platform/index';
 import type { StorageAdapter } from '../../src/storage/storage-types';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
 import type { ReadyResult } from '../../src/machine/client-state';
-import { ConfigError, NetworkError } from '../../src/errors';
+import { ConfigError, NetworkError } from '../../src/shared/errors';
 import { fetchTransport } from '../../src/http/fetch-transport';
 import { fingerprint } from '../../src/shared/fingerprint';
 import type { HttpRequest } from '../../src/http/http-types';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateEventBatch } from '../../reference-server/event-batch-validation';
 import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
 import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS, batchLength } from '../../src/events/event-batches';
-import { FlagplaneError } from '../../src/errors';
+import { FlagplaneError } from '../../src/shared/errors';
 import { createEventSender } from '../../src/events/event-sender';
 import type { SendOutcome } from '../../src/http/http-client';
 import type { HttpRequest } from '../../src/http/http-types';

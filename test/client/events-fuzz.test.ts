@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
-import { type FlagplaneError, HttpError, NetworkError, TimeoutError } from '../../src/errors';
+import { type FlagplaneError, HttpError, NetworkError, TimeoutError } from '../../src/shared/errors';
 import { createEventSender, EVENTS_ROUTE, MAX_BUFFERED_EVENTS } from '../../src/events/event-sender';
 import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from '../../src/events/event-batches';
 import type { HttpClient, RouteRequest, SendOutcome } from '../../src/http/http-client';

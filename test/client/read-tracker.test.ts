@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
-import type { FlagplaneError } from '../../src/errors';
+import type { FlagplaneError } from '../../src/shared/errors';
 import type { EvaluationDetails } from '../../src/evaluation/evaluation-types';
 import { createEventSender } from '../../src/events/event-sender';
 

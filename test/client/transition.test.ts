@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initialState, type MachineState } from '../../src/machine/client-state';
-import { HttpError, NetworkError } from '../../src/errors';
+import { HttpError, NetworkError } from '../../src/shared/errors';
 import { transition, type MachineEvent } from '../../src/machine/transition';
 import { snapshotOf } from '../helpers/snapshots';
 

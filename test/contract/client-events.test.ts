@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client';
-import type { FlagplaneError } from '../../src/errors';
+import type { FlagplaneError } from '../../src/shared/errors';
 import { useReferenceServer } from '../helpers/reference-server';
 import { snapshotOf } from '../helpers/snapshots';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client';
-import { HttpError, type FlagplaneError } from '../../src/errors';
+import { HttpError, type FlagplaneError } from '../../src/shared/errors';
 import { fetchTransport } from '../../src/http/fetch-transport';
 import type { HttpTransport } from '../../src/http/http-types';
 import type { StorageAdapter } from '../../src/storage/storage-types';

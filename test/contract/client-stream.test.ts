@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openWs, wsTransport } from '../../adapters/ws';
 import { demoConfig, startReferenceServer } from '../../reference-server/index';
 import { createClient } from '../../src/client';
-import type { FlagplaneError } from '../../src/errors';
+import type { FlagplaneError } from '../../src/shared/errors';
 import { defineStreamTransport, type StreamTransport } from '../../src/stream/stream-transport';
 import { useReferenceServer } from '../helpers/reference-server';
 import { snapshotOf } from '../helpers/snapshots';

@@ -3,7 +3,7 @@ import { openWs } from '../../adapters/ws';
 import { startReferenceServer, type ReferenceServer } from '../../reference-server/index';
 import { createClient } from '../../src/client';
 import type { FlagsClient } from '../../src/client-types';
-import { HttpError, type FlagplaneError } from '../../src/errors';
+import { HttpError, type FlagplaneError } from '../../src/shared/errors';
 import { fetchTransport } from '../../src/http/fetch-transport';
 import type { HttpTransport } from '../../src/http/http-types';
 import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import { NetworkError } from '../../src/errors';
+import { NetworkError } from '../../src/shared/errors';
 import type { HttpResult } from '../../src/http/http-types';
 import { harness } from '../helpers/client-harness';
 import { fakeDataPlane } from '../helpers/events-server';

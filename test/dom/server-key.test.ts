@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client';
 import type { FlagsClient } from '../../src/client-types';
-import { ConfigError } from '../../src/errors';
+import { ConfigError } from '../../src/shared/errors';
 
 const clients: FlagsClient[] = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { createClient } from '../../src/client';
-import type { FlagplaneError } from '../../src/errors';
+import type { FlagplaneError } from '../../src/shared/errors';
 import type { HttpRequest } from '../../src/http/http-types';
 import type { ClientOptions, FlagDefaults } from '../../src/options';
 import { defaultScheduler } from '../../src/shared/scheduler';

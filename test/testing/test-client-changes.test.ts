@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ChangeEvent, FlagplaneError, JsonValue } from '../../src/index';
-import { SchemaError } from '../../src/errors';
+import { SchemaError } from '../../src/shared/errors';
 import { evaluateFlag } from '../../src/evaluation/index';
 import { createTestClient } from '../../testing/index';
 import { bannerFlag, targetedSnapshot } from './fixtures';
