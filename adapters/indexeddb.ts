@@ -34,41 +34,9 @@ export function createIndexedDBStorage(options: IndexedDBStorageOptions = {}): I
   const storeName = options.storeName ?? 'kv';
   let connection: Promise<IDBDatabase> | null = null;
 
-  const open = (version?: number): Promise<IDBDatabase> =>
-    new Promise((resolve, reject) => {
-      const factory = options.indexedDB ?? globalThis.indexedDB;
-      if (!factory) throw new Error('IndexedDB is not available in this environment');
-      const request = factory.open(dbName, version);
-      let settled = false;
-      request.onupgradeneeded = () => {
-        const db = request.result;
-        if (!db.objectStoreNames.contains(storeName)) db.createObjectStore(storeName);
-      };
-      request.onsuccess = () => {
-        const db = request.result;
-        // We gave up on this request when it was blocked: release what it finally opened.
-        if (settled) return db.close();
-        settled = true;
-        // The database exists without our store (created by other code): upgrade to add it.
-        if (!db.objectStoreNames.contains(storeName)) {
-          db.close();
-          return open(db.version + 1).then(resolve, reject);
-        }
-        resolve(db);
-      };
-      request.onerror = () => {
-        settled = true;
-        reject(request.error);
-      };
-      request.onblocked = () => {
-        settled = true;
-        reject(new Error(`blocked: another connection to "${dbName}" is open and does not close`));
-      };
-    });
-
   const database = (): Promise<IDBDatabase> => {
     if (connection) return connection;
-    const opening: Promise<IDBDatabase> = open().then(
+    const opening: Promise<IDBDatabase> = openDatabase(() => options.indexedDB ?? globalThis.indexedDB, dbName, storeName).then(
       (db) => {
         const forget = () => {
           if (connection === opening) connection = null;
@@ -124,4 +92,41 @@ export function createIndexedDBStorage(options: IndexedDBStorageOptions = {}): I
       );
     },
   };
+}
+
+/**
+ * Opens `dbName` with `storeName` in it: a database that exists without the store (made by
+ * other code) is upgraded to add it.
+ */
+function openDatabase(indexedDB: () => IDBFactory | undefined, dbName: string, storeName: string, version?: number): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    // Looked up in here: a getter that throws rejects the promise.
+    const factory = indexedDB();
+    if (!factory) throw new Error('IndexedDB is not available in this environment');
+    const request = factory.open(dbName, version);
+    let settled = false;
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(storeName)) db.createObjectStore(storeName);
+    };
+    request.onsuccess = () => {
+      const db = request.result;
+      // We gave up on this request when it was blocked: release what it finally opened.
+      if (settled) return db.close();
+      settled = true;
+      if (!db.objectStoreNames.contains(storeName)) {
+        db.close();
+        return openDatabase(indexedDB, dbName, storeName, db.version + 1).then(resolve, reject);
+      }
+      resolve(db);
+    };
+    request.onerror = () => {
+      settled = true;
+      reject(request.error);
+    };
+    request.onblocked = () => {
+      settled = true;
+      reject(new Error(`blocked: another connection to "${dbName}" is open and does not close`));
+    };
+  });
 }

@@ -1,4 +1,5 @@
 import type { EvaluationContext, JsonValue, Provider, ResolutionDetails, ServerProviderEvents } from '@openfeature/server-sdk';
+import { forContext } from '../src/index';
 import { toFlagplaneContext } from './context';
 import { ProviderBase } from './provider-base';
 import { resolveFrom } from './resolution';
@@ -6,7 +7,7 @@ import { resolveFrom } from './resolution';
 /**
  * flagplane as an OpenFeature provider for `@openfeature/server-sdk` (dynamic context: a
  * context per call). One client serves every call; each resolution reads a view of it for
- * the call's context (`client.forContext`), so concurrent requests never share a user.
+ * the call's context (`forContext(client, context)`), so concurrent requests never share a user.
  */
 export class FlagplaneServerProvider extends ProviderBase<ServerProviderEvents> implements Provider {
   readonly runsOn = 'server';
@@ -34,6 +35,6 @@ export class FlagplaneServerProvider extends ProviderBase<ServerProviderEvents> 
   }
 
   private viewFor(context: EvaluationContext) {
-    return this.client.forContext(toFlagplaneContext(context));
+    return forContext(this.client, toFlagplaneContext(context));
   }
 }

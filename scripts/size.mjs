@@ -35,22 +35,14 @@ console.log(client, FlagsProvider, useFlag);`,
  */
 const STUBS = {
   'events and identity': {
-    'src/client.ts': [
-      [/\n  const events =[^;]*?\n        \);\n/, '\n'],
-      [/\n  let sessionTraits = .*;\n/, '\n'],
-      [/\n  \/\*\* Identified while offline[^\n]*\n  let overlayDue[^\n]*\n/, '\n'],
-      [/\n        if \(overlayDue\) void fetchOverlay\(overlayDue\);\n        overlayDue = undefined;\n/, '\n'],
-      [/\n  let anonymousId = .*;\n/, '\n'],
-      ['reader.userId ?? anonymousId', 'reader.userId'],
-      ['\n    events?.error(error);\n', '\n'],
-      [/\n      case 'version_skew':\n.*\n/, '\n'],
-      [/\n    if \(!silent\) \{\n      try \{[\s\S]*?\n    \}\n    return result;/, '\n    return result;'],
-      [/\n  if \(!options\.anonymousId\) \{[\s\S]*?\n  \}\n/, '\n'],
-      [/\n  const fetchOverlay = [\s\S]*?\n  \);\n/, '\n'],
-      [/\n      sessionTraits = .*;\n/, '\n'],
-      [/\n    async identify\([\s\S]*?\n    \},\n    async flush\(\) \{[\s\S]*?\n    \},\n/, '\n'],
-      ['\n      await events?.close();\n', '\n'],
-    ],
+    'src/events/event-sender.ts': `export const createEventSender = () => null;`,
+    // What stays is the context: getContext and setContext, bucketing by userId alone.
+    'src/context/identity.ts': `import { noContext } from '../reads/flag-values';
+export function createIdentity(options, parts) {
+  let context = options.context ?? noContext();
+  return { context: () => context, bucketingKeyOf: (c) => c.userId, bucketingKey: () => context.userId, loadAnonymousId() {},
+    setContext(next) { if (parts.closed()) return; context = next ?? noContext(); parts.reevaluate(); }, identify: async () => {}, online() {} };
+}`,
     'src/machine/transition.ts': [[/\n *if \(held >= 0 && snapshot\.version > held \+ 1\) \{[\s\S]*?\n *\}\n/, '\n']],
     'src/options.ts': [
       ['\n  flushAt: 50,\n  flushInterval: 5_000,\n', '\n'],
@@ -59,7 +51,7 @@ const STUBS = {
   },
   // Issue 3's simple evaluation: off → the off variation, on → the fallthrough variation.
   evaluator: {
-    'src/evaluation/index.ts': `export function evaluateFlag(flag) {
+    'src/evaluation/evaluate-flag.ts': `export function evaluateFlag(flag) {
   const variation = flag.on ? flag.fallthrough : flag.offVariation;
   return { kind: 'served', value: flag.variations[variation], variation, reason: flag.on ? 'DEFAULT' : 'DISABLED' };
 }`,
@@ -67,8 +59,9 @@ const STUBS = {
   'localStorage, visibility, online, page exit and tabs': {
     'src/storage/default-storage.ts': `export const browserStorage = () => undefined;`,
     'src/platform/activity.ts': `export const watchActivity = () => ({ current: () => 'active', stop() {} });`,
-    'src/platform/index.ts': `export const createTabSync = () => null; export const onPageHide = () => () => {};
-export const watchPageExit = () => ({ gone: () => false, stop() {} });`,
+    'src/platform/tab-sync.ts': `export const createTabSync = () => null;`,
+    'src/platform/visibility.ts': `export const onPageHide = () => () => {}; export const browserVisibility = () => {};`,
+    'src/platform/page-exit.ts': `export const watchPageExit = () => ({ exits: () => 0, stop() {} });`,
   },
   'stream glue': {
     'src/stream/stream-link.ts': `export const createStreamLink = () => ({ connect() {}, disconnect() {} });`,
@@ -81,22 +74,23 @@ export const watchPageExit = () => ({ gone: () => false, stop() {} });`,
  */
 const EVENTS_BREAKDOWN = {
   'identify(): checks, context, identify event': {
-    'src/client.ts': [[/\n    async identify\([\s\S]*?\n    \},\n    async flush/, '\n    async flush']],
+    'src/context/identity.ts': [[/\n    async identify\([\s\S]*?\n    \},\n/, '\n    identify: async () => {},\n']],
   },
   'trait overlay (remoteTraits)': {
-    'src/client.ts': [[/\n  const fetchOverlay = [\s\S]*?\n  \);\n/, '\n  const fetchOverlay = async () => {};\n']],
+    'src/context/identity.ts': [[/\n  const fetchOverlay = [\s\S]*?\n  \);\n/, '\n  const fetchOverlay = async () => {};\n']],
   },
   'anonymous id: generated, persisted': {
-    'src/events/anonymous-id.ts': `export const generateId = () => 'anonymous'; export const loadAnonymousId = () => {};`,
+    'src/context/anonymous-id.ts': `export const generateId = () => 'anonymous'; export const loadAnonymousId = () => {};`,
   },
   'read tracking: evaluation, unregistered_flag': {
-    'src/events/event-sender.ts': [[/\n    track\([\s\S]*?\n    \},\n/, '\n    track() {},\n']],
+    'src/events/read-tracker.ts': `export const createReadTracker = () => ({ nextWindow() {}, track() {} });`,
   },
   'retry with backoff, 4xx drop': {
-    'src/events/event-sender.ts': [[/\n      if \(outcome\.kind === 'response'\) \{[\s\S]*?\n      return setTimer\(.*\n/, '\n']],
+    'src/events/batch-sending.ts': [[/\n      const retryAfter = await sendBatch[\s\S]*?\n      return setTimer\(.*\n/, "\n      await sendBatch(taken.map(([, json]) => json), keepalive, options);\n"]],
   },
   'bounded buffer, drop count': {
-    'src/events/event-sender.ts': [[/\n    if \(dropped\) .*\n/, '\n'], [/\n  const bound = .*\n/, '\n  const bound = () => {};\n']],
+    'src/events/batch-sending.ts': [[/\n    if \(dropped\) .*\n/, '\n']],
+    'src/events/event-buffer.ts': [[/\n  const bound = .*\n/, '\n  const bound = () => {};\n']],
   },
   'batches under 500 events and 60,000 bytes': {
     'src/events/event-batches.ts': `export const batchLength = (events) => events.length;`,
@@ -179,13 +173,13 @@ for (const [name, table] of Object.entries(EVENTS_BREAKDOWN)) eventsBreakdown[na
  * docs/size.md explains every row where the two differ; a budget only moves with a line there.
  */
 const rows = [
-  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 9920 },
-  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 10890 },
+  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 10560 },
+  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 11510 },
   { name: 'the stream adds (issue 5)', bytes: stream.gzip - core.gzip, target: 1000, budget: 1000 },
-  { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1730 },
+  { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1745 },
   { name: 'React adds: FlagsProvider + useFlag, react external (issue 8)', bytes: react.gzip - core.gzip, target: 800, budget: 800 },
-  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 7520 },
-  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 6010 },
+  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 8160 },
+  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 6630 },
 ];
 
 let failed = false;

@@ -10,11 +10,16 @@ export interface ChangeEvent {
   status: ClientStatus;
 }
 
+/** The key of {@link FlagsView}'s type-only member (no value at run time). */
+export declare const flagTypes: unique symbol;
+
 /**
- * Flag reads for one context. A client is one (for its own context); `forContext` makes
- * others. Every read answers at once and never throws.
+ * Flag reads for one context. A client is one (for its own context); `forContext(client,
+ * context)` makes others. Every read answers at once and never throws.
  */
 export interface FlagsView<D extends FlagDefaults = FlagDefaults> {
+  /** Type-only: the flag types, which `forContext` hands on to the view. Never set. */
+  readonly [flagTypes]?: D;
   /**
    * The flag's value for the context; else `fallback`, else the configured default. A
    * served value of another JSON type than the fallback yields the fallback.
@@ -42,14 +47,6 @@ export interface FlagsClient<D extends FlagDefaults = FlagDefaults> extends Flag
    * `close()`, whichever comes first. Never rejects.
    */
   ready(): Promise<ReadyResult>;
-  /**
-   * The flags evaluated for `context`, leaving the client's own context alone: a server
-   * rendering for many users keeps one client and makes a view per request. The view reads
-   * the snapshot and overrides the client holds when it is made (one request, one version),
-   * evaluates each flag on its first read, and reports its reads for `context.userId` (else
-   * the client's anonymous id, which is also what buckets the rollouts then).
-   */
-  forContext(context: EvaluationContext): FlagsView<D>;
   /** Replaces the evaluation context; listeners hear only of the flags whose value changed. */
   setContext(context: EvaluationContext): void;
   /**

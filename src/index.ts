@@ -1,4 +1,6 @@
 export { createClient } from './client';
+// Server-side (a view per request): a function, so that browser bundles drop it.
+export { forContext } from './reads/for-context';
 export { createMemoryStorage } from './storage/memory-storage';
 export { fetchTransport } from './http/fetch-transport';
 export { nextDelay } from './shared/backoff';

@@ -1,7 +1,7 @@
-import type { FlagsClient, FlagsView } from '../src/client-types';
+import type { FlagsClient } from '../src/client-types';
 import type { EvaluationContext } from '../src/evaluation/evaluation-types';
-import { createFlagValues, resolveRead } from '../src/evaluation/flag-values';
-import { changedOverrides, type Overrides } from '../src/evaluation/overrides';
+import { createFlagValues, resolveRead } from '../src/reads/flag-values';
+import type { Overrides } from '../src/reads/overrides';
 import type { FlagSnapshot, JsonValue } from '../src/snapshot/snapshot-types';
 
 /**
@@ -42,16 +42,10 @@ export function createServedFlags(snapshot: FlagSnapshot, context: EvaluationCon
       snapshot = next;
       return changed(values.update({ snapshot, context: nextContext, bucketingKey: nextContext.userId }));
     },
-    /** Replaces the overrides; the keys whose override was added, removed or changed. */
-    setOverrides(next: Overrides): Set<string> {
-      const keys = changedOverrides(overrides, next);
+    /** Takes the overrides `next` in place of the ones served; `keys` are those that changed. */
+    setOverrides(keys: Set<string>, next: Overrides): Set<string> {
       overrides = next;
       return changed(keys);
-    },
-    /** The snapshot and overrides served now, evaluated under `viewContext`; later changes do not reach it. */
-    view(viewContext: EvaluationContext): FlagsView {
-      const { get, getDetails, getAll } = createServedFlags(snapshot, viewContext, overrides);
-      return { get, getDetails, getAll, getContext: () => viewContext };
     },
   };
 }

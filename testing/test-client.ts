@@ -1,9 +1,10 @@
 import type { ChangeEvent, FlagsClient } from '../src/client-types';
-import { ConfigError, FlagplaneError, messageOf } from '../src/shared/errors';
+import { FlagplaneError, messageOf } from '../src/shared/errors';
 import type { EvaluationContext } from '../src/evaluation/evaluation-types';
-import { isRecord } from '../src/shared/guards';
-import { noContext } from '../src/evaluation/flag-values';
-import { buildOverrides } from '../src/evaluation/overrides';
+import { noContext } from '../src/reads/flag-values';
+import { createOverrides } from '../src/reads/overrides';
+import { createReads } from '../src/reads/reads';
+import { viewSources } from '../src/reads/view-sources';
 import type { ClientStatus, ReadyResult } from '../src/machine/client-state';
 import type { FlagDefaults } from '../src/options';
 import { createSubscribable } from '../src/shared/subscribable';
@@ -73,6 +74,7 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
   const listeners = createSubscribable<ChangeEvent>((cause) =>
     report(new FlagplaneError('listener', `a subscribe listener threw: ${messageOf(cause)}`, cause)),
   );
+  const overrides = createOverrides(report);
   // After close() every change is ignored, so no two readers can disagree (as createClient).
   const closed = () => status.connection === 'stopped';
 
@@ -95,7 +97,6 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
     get: served.get,
     getDetails: served.getDetails,
     getAll: served.getAll,
-    forContext: (viewContext) => served.view(viewContext ?? noContext()),
     getStatus: () => status,
     getContext: () => context,
     setContext: (next) => serve(snapshot, next ?? noContext()),
@@ -104,9 +105,7 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
       serve(snapshot, { ...context, userId, attributes: traits ?? context.attributes });
     },
     setOverrides(values) {
-      if (closed()) return;
-      if (values != null && !isRecord(values)) return report(new ConfigError('setOverrides needs an object of flag values'));
-      notify(served.setOverrides(buildOverrides(values ?? {})));
+      if (!closed()) notify(served.setOverrides(overrides.set(values), overrides.current()));
     },
     set: (key, value) => serve(withConstantFlag(snapshot, key, value), context),
     setSnapshot(next) {
@@ -123,5 +122,12 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
       listeners.clear();
     },
   };
+  // forContext(client, context): without a userId, a view buckets as the client does.
+  viewSources.set(client, {
+    snapshot: () => snapshot,
+    overrides: overrides.current,
+    bucketingKeyOf: (viewContext) => viewContext.userId!,
+    readsFor: createReads(Object.create(null), null),
+  });
   return client as unknown as TestClient<WidenedFlags<F>>;
 }

@@ -1,5 +1,6 @@
 import type { FlagplaneError } from '../shared/errors';
 import type { FlagSnapshot } from '../snapshot/snapshot-types';
+import type { Activity } from '../platform/activity';
 
 /** Readiness: `failed` means `readyTimeout` passed without any snapshot; it still retries. */
 export type Readiness = 'initializing' | 'ready' | 'failed';
@@ -9,9 +10,6 @@ export type ConnectionState = 'polling' | 'connecting' | 'streaming' | 'reconnec
 
 /** Where the snapshot being served came from. */
 export type SnapshotSource = 'network' | 'cache' | 'bootstrap' | 'tab';
-
-/** Whether the client may poll: not while the page is hidden or the device offline. */
-export type Activity = 'active' | 'hidden' | 'offline';
 
 /** The public, immutable status of a client; a new object only when something changed. */
 export interface ClientStatus {

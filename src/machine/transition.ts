@@ -1,5 +1,6 @@
 import { nextDelay, RETRY_POLICY } from '../shared/backoff';
-import type { Activity, ClientStatus, ConnectionState, MachineState, ReadyResult, SnapshotSource } from './client-state';
+import type { Activity } from '../platform/activity';
+import type { ClientStatus, ConnectionState, MachineState, ReadyResult, SnapshotSource } from './client-state';
 import type { DiagnosticEvent } from '../events/diagnostic-events';
 import type { FlagplaneError } from '../shared/errors';
 import type { FlagSnapshot } from '../snapshot/snapshot-types';
@@ -59,6 +60,18 @@ export const CATCH_UP_DELAYS_MS = [250, 500, 1000];
 
 type Draft<T> = { -readonly [K in keyof T]: T[K] };
 
+/** The transition in progress: the next state and status (drafts of the current ones), and the effects so far. */
+interface Step {
+  readonly next: Draft<MachineState>;
+  readonly status: Draft<ClientStatus>;
+  readonly effects: Effect[];
+  /** The version of the snapshot held before the event, -1 without one. */
+  readonly held: number;
+  resolveReady(result: ReadyResult): void;
+  fetch(): void;
+  arm(timer: TimerName, delay: number | null): void;
+}
+
 /**
  * The fetch machine: a pure function of state and event, returning the next state and
  * the effects the shell runs. Time, randomness and I/O arrive as events. `state` is never
@@ -70,100 +83,59 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
   const status: Draft<ClientStatus> = { ...state.status };
   if (status.connection === 'stopped') return { state, effects };
   const initializing = status.status === 'initializing';
-  // The status always carries the version of the snapshot held.
-  const held = status.version ?? -1;
-  const resolveReady = (result: ReadyResult) => {
-    if (initializing) effects.push({ type: 'resolve-ready', result });
-  };
-  const fetch = () => {
-    next.fetch = 'in-flight';
-    effects.push({ type: 'fetch', minVersion: next.wanted });
-  };
-  const arm = (timer: TimerName, delay: number | null) => effects.push({ type: 'timer', timer, delay });
-  const stopCatchingUp = () => {
-    next.wanted = null;
-    next.catchUps = 0;
+  const step: Step = {
+    next,
+    status,
+    effects,
+    // The status always carries the version of the snapshot held.
+    held: status.version ?? -1,
+    resolveReady(result) {
+      if (initializing) effects.push({ type: 'resolve-ready', result });
+    },
+    fetch() {
+      next.fetch = 'in-flight';
+      effects.push({ type: 'fetch', minVersion: next.wanted });
+    },
+    arm: (timer, delay) => effects.push({ type: 'timer', timer, delay }),
   };
 
   switch (event.type) {
     case 'start':
-      if (initializing) arm('ready-timeout', config.readyTimeout);
+      if (initializing) step.arm('ready-timeout', config.readyTimeout);
     // Falls through: the machine starts paused (`offline`), so the platform's activity applies.
     case 'activity':
       if (event.activity === next.activity) break;
       next.activity = event.activity;
       // Back: refresh at once rather than wait out a poll interval of stale flags.
       if (event.activity === 'active') {
-        if (next.fetch !== 'in-flight') fetch();
+        if (next.fetch !== 'in-flight') step.fetch();
         // Paused: no poll — but a Retry-After wait runs out, so stream notices may fetch after it.
-      } else if (next.fetch !== 'held') arm('poll-due', null);
+      } else if (next.fetch !== 'held') step.arm('poll-due', null);
       break;
     case 'not-modified':
-    case 'snapshot-received': {
+    case 'snapshot-received':
       // A 304 is the held snapshot, received again from the network.
-      const { snapshot, etag, source } = event.type === 'not-modified' ? { ...next, source: 'network' as const } : event;
-      const network = source === 'network';
-      if (network) {
-        next.failures = 0;
-        next.fetch = 'idle';
-        status.error = null;
-      }
-      // protocol.md §8.1: an older body is ignored; the same version keeps the snapshot object.
-      if (snapshot && snapshot.version >= held) {
-        const newer = snapshot.version > held;
-        if (newer) {
-          if (held >= 0 && snapshot.version > held + 1) {
-            effects.push({ type: 'version_skew', previousVersion: held, currentVersion: snapshot.version });
-          }
-          next.snapshot = snapshot;
-          if (network) effects.push({ type: 'persist', snapshot, etag });
-        }
-        if (newer || etag) next.etag = etag;
-        // From another source, the same version changes nothing: its source stays.
-        if (newer || network) {
-          resolveReady({ status: 'ready', source });
-          status.status = 'ready';
-          status.source = source;
-          status.version = snapshot.version;
-        }
-      }
-      if (!network) break;
-      // Catching up: refetch until the answer reaches `wanted`, a few times, then give up.
-      const catchUpDelay = (status.version ?? -1) < (next.wanted ?? -1) && CATCH_UP_DELAYS_MS[next.catchUps++];
-      if (!catchUpDelay) stopCatchingUp();
-      const delay = catchUpDelay || config.pollInterval;
-      if (delay) arm('poll-due', delay);
+      received(step, event.type === 'not-modified' ? { ...next, source: 'network' } : event, config);
       break;
-    }
-    case 'fetch-failed': {
-      next.failures++;
-      next.fetch = event.retryAfterMs ? 'held' : 'idle';
-      // A failure ends catching up; the retry is a plain poll.
-      stopCatchingUp();
-      status.error = event.error;
-      // Capped by the poll interval too: a retry never waits longer than the next poll would.
-      const max = Math.min(config.pollInterval || RETRY_POLICY.max, RETRY_POLICY.max);
-      const backoff = nextDelay(next.failures, { ...RETRY_POLICY, max, random: event.random });
-      effects.push({ type: 'report', error: event.error });
-      arm('poll-due', Math.max(backoff, event.retryAfterMs ?? 0));
+    case 'fetch-failed':
+      failed(step, event, config);
       break;
-    }
     case 'poll-due':
       // Paused: the next fetch happens when the page is visible or the device online again.
-      if (next.fetch !== 'in-flight' && next.activity === 'active') fetch();
+      if (next.fetch !== 'in-flight' && next.activity === 'active') step.fetch();
       else if (next.fetch === 'held') next.fetch = 'idle';
       break;
     case 'refresh':
       // No request while offline: coming back online fetches.
-      if (next.activity !== 'offline') fetch();
+      if (next.activity !== 'offline') step.fetch();
       break;
     case 'stream-notify':
-      if (next.activity === 'offline' || (event.kind === 'updated' && held >= event.version)) break;
+      if (next.activity === 'offline' || (event.kind === 'updated' && step.held >= event.version)) break;
       next.wanted = Math.max(next.wanted ?? event.version, event.version);
       // Coalescing: while a fetch is in flight, a burst of notifications only raises the target.
       if (next.fetch === 'idle') {
         next.catchUps = 0;
-        fetch();
+        step.fetch();
       }
       break;
     case 'stream-state':
@@ -173,14 +145,72 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
     case 'ready-timeout':
       if (!initializing) break;
       status.status = 'failed';
-      resolveReady({ status: 'timeout', source: null });
+      step.resolveReady({ status: 'timeout', source: null });
       break;
     case 'close':
       status.connection = 'stopped';
       effects.push({ type: 'stop' });
-      resolveReady({ status: 'closed', source: null });
+      step.resolveReady({ status: 'closed', source: null });
   }
   const changed = (Object.keys(status) as Array<keyof ClientStatus>).some((key) => status[key] !== state.status[key]);
   next.status = changed ? status : state.status;
   return { state: next, effects };
+}
+
+/** A snapshot from `source` (a 304 brings the one held, from the network). */
+function received(
+  { next, status, effects, held, resolveReady, arm }: Step,
+  { snapshot, etag, source }: { snapshot: FlagSnapshot | null; etag: string | null; source: SnapshotSource },
+  config: MachineConfig,
+): void {
+  const network = source === 'network';
+  if (network) {
+    next.failures = 0;
+    next.fetch = 'idle';
+    status.error = null;
+  }
+  // protocol.md §8.1: an older body is ignored; the same version keeps the snapshot object.
+  if (snapshot && snapshot.version >= held) {
+    const newer = snapshot.version > held;
+    if (newer) {
+      if (held >= 0 && snapshot.version > held + 1) {
+        effects.push({ type: 'version_skew', previousVersion: held, currentVersion: snapshot.version });
+      }
+      next.snapshot = snapshot;
+      if (network) effects.push({ type: 'persist', snapshot, etag });
+    }
+    if (newer || etag) next.etag = etag;
+    // From another source, the same version changes nothing: its source stays.
+    if (newer || network) {
+      resolveReady({ status: 'ready', source });
+      status.status = 'ready';
+      status.source = source;
+      status.version = snapshot.version;
+    }
+  }
+  if (!network) return;
+  // Catching up: refetch until the answer reaches `wanted`, a few times, then give up.
+  const catchUpDelay = (status.version ?? -1) < (next.wanted ?? -1) && CATCH_UP_DELAYS_MS[next.catchUps++];
+  if (!catchUpDelay) stopCatchingUp(next);
+  const delay = catchUpDelay || config.pollInterval;
+  if (delay) arm('poll-due', delay);
+}
+
+/** A failed fetch: reported, and retried with backoff (or after the server's Retry-After). */
+function failed({ next, status, effects, arm }: Step, event: Extract<MachineEvent, { type: 'fetch-failed' }>, config: MachineConfig): void {
+  next.failures++;
+  next.fetch = event.retryAfterMs ? 'held' : 'idle';
+  // A failure ends catching up; the retry is a plain poll.
+  stopCatchingUp(next);
+  status.error = event.error;
+  // Capped by the poll interval too: a retry never waits longer than the next poll would.
+  const max = Math.min(config.pollInterval || RETRY_POLICY.max, RETRY_POLICY.max);
+  const backoff = nextDelay(next.failures, { ...RETRY_POLICY, max, random: event.random });
+  effects.push({ type: 'report', error: event.error });
+  arm('poll-due', Math.max(backoff, event.retryAfterMs ?? 0));
+}
+
+function stopCatchingUp(next: Draft<MachineState>): void {
+  next.wanted = null;
+  next.catchUps = 0;
 }

@@ -1,6 +1,9 @@
-import type { Activity } from '../machine/client-state';
-import { browserOnline, browserVisibility, type OnlineSource, type VisibilitySource } from './index';
+import { browserOnline, type OnlineSource } from './online';
+import { browserVisibility, type VisibilitySource } from './visibility';
 import { stopAll } from './listen';
+
+/** Whether the client may poll: not while the page is hidden or the device offline. */
+export type Activity = 'active' | 'hidden' | 'offline';
 
 export interface ActivityOptions {
   pauseWhenHidden?: boolean;

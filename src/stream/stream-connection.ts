@@ -2,7 +2,6 @@ import type { Scheduler } from '../shared/scheduler';
 import type { StreamEventOpener, StreamSocket, SocketOpener } from './socket-types';
 import type { StreamError } from './stream-error';
 import type { StreamConnectionState, StreamEvent, StreamNotifyKind } from './stream-machine';
-import type { StreamConnectOptions } from './stream-transport';
 import { initialStreamState, streamTransition } from './stream-machine';
 
 export interface StreamConnectionOptions {
@@ -21,6 +20,9 @@ export interface StreamConnectionOptions {
   /** Every stream failure (protocol.md §6.4); the stream carries on unless it reports `stopped`. */
   onError(error: StreamError): void;
 }
+
+/** What the client passes when it opens the stream: everything but the socket opener, which the transport brings. */
+export type StreamConnectOptions = Omit<StreamConnectionOptions, 'transport'>;
 
 /** A running stream; see {@link createStreamConnection}. */
 export interface StreamConnection {

@@ -1,8 +1,7 @@
 import type { SocketOpener } from './socket-types';
-import { createStreamConnection, type StreamConnection, type StreamConnectionOptions } from './stream-connection';
+import { createStreamConnection, type StreamConnectOptions, type StreamConnection } from './stream-connection';
 
-/** What the client passes when it opens the stream. */
-export type StreamConnectOptions = Omit<StreamConnectionOptions, 'transport'>;
+export type { StreamConnectOptions };
 
 /**
  * The client's `streamTransport` option: opens a stream connection. It carries the stream

@@ -6,6 +6,7 @@ import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { harness } from '../helpers/client-harness';
 import { fakeDataPlane } from '../helpers/events-server';
 import { mulberry32 } from '../helpers/prng';
+import { forContext } from '../../src/index';
 
 const clients: FlagsClient[] = [];
 afterEach(async () => {
@@ -50,7 +51,7 @@ describe('forContext: reads for one request, the client untouched', () => {
     expect(client.get('checkout')).toBe('pro');
 
     const visitor = { userId: 'visitor-7', attributes: { plan: 'free' } };
-    const view = client.forContext(visitor);
+    const view = forContext(client, visitor);
     const details = view.getDetails('checkout', 'a');
     const outcome = expected(visitor);
     expect(outcome.kind).toBe('served');
@@ -67,7 +68,7 @@ describe('forContext: reads for one request, the client untouched', () => {
     const { client } = await serverClient();
     const random = mulberry32(15);
     const contexts = Array.from({ length: 200 }, (_, i) => ({ userId: `user-${i}`, attributes: { plan: i % 7 ? 'free' : 'pro' } }));
-    const views = contexts.map((context) => client.forContext(context));
+    const views = contexts.map((context) => forContext(client, context));
     for (let n = 0; n < 2_000; n++) {
       const i = Math.floor(random() * views.length);
       const outcome = expected(contexts[i]!);
@@ -79,18 +80,18 @@ describe('forContext: reads for one request, the client untouched', () => {
 
   it('reads the snapshot the client held when the view was made; a later view reads the newer one', async () => {
     const { client, plane } = await serverClient();
-    const before = client.forContext({ userId: 'u1' });
+    const before = forContext(client, { userId: 'u1' });
     plane.publish(snapshotOf(2, 'bonjour'));
     await client.refresh();
     expect(client.get('banner')).toBe('bonjour');
     expect(before.getDetails('banner')).toMatchObject({ value: 'hello', version: 1 });
-    expect(client.forContext({ userId: 'u1' }).getDetails('banner')).toMatchObject({ value: 'bonjour', version: 2 });
+    expect(forContext(client, { userId: 'u1' }).getDetails('banner')).toMatchObject({ value: 'bonjour', version: 2 });
   });
 
   it('getAll: every flag over the defaults, a stable object, and the overrides the client holds', async () => {
     const { client } = await serverClient({ defaults: { missing: 'default' } });
     client.setOverrides({ banner: 'override' });
-    const view = client.forContext({ userId: 'visitor', attributes: { plan: 'pro' } });
+    const view = forContext(client, { userId: 'visitor', attributes: { plan: 'pro' } });
     expect(view.getAll()).toEqual({ missing: 'default', checkout: 'pro', banner: 'override' });
     expect(view.getAll()).toBe(view.getAll());
     expect(view.getDetails('banner')).toMatchObject({ reason: 'OVERRIDE' });
@@ -99,20 +100,20 @@ describe('forContext: reads for one request, the client untouched', () => {
   it('before any snapshot, a view answers the fallback with PROVIDER_NOT_READY, and never throws', () => {
     const { client } = harness(() => 'hang', {});
     clients.push(client);
-    const view = client.forContext({ userId: 'early' });
+    const view = forContext(client, { userId: 'early' });
     expect(view.getDetails('checkout', 'a')).toMatchObject({ value: 'a', reason: 'ERROR', errorCode: 'PROVIDER_NOT_READY' });
-    expect(() => client.forContext(undefined as never).get(42 as never)).not.toThrow();
-    expect(client.forContext(undefined as never).getContext()).toEqual({ userId: undefined, attributes: {}, segmentIds: [] });
+    expect(() => forContext(client, undefined as never).get(42 as never)).not.toThrow();
+    expect(forContext(client, undefined as never).getContext()).toEqual({ userId: undefined, attributes: {}, segmentIds: [] });
   });
 
   it('reports each view’s reads for that view’s user, once per flush window', async () => {
     const { client, plane } = await serverClient({ events: true, flushInterval: 0 });
-    const alice = client.forContext({ userId: 'alice', attributes: { plan: 'pro' } });
-    const bob = client.forContext({ userId: 'bob', attributes: { plan: 'pro' } });
+    const alice = forContext(client, { userId: 'alice', attributes: { plan: 'pro' } });
+    const bob = forContext(client, { userId: 'bob', attributes: { plan: 'pro' } });
     alice.get('checkout');
     alice.get('checkout');
     bob.get('checkout');
-    client.forContext({ userId: 'alice', attributes: { plan: 'pro' } }).get('checkout');
+    forContext(client, { userId: 'alice', attributes: { plan: 'pro' } }).get('checkout');
     await client.flush();
     expect(plane.events.filter((event) => event.type === 'evaluation')).toEqual([
       { type: 'evaluation', key: 'checkout', reason: 'TARGETING_MATCH', value: 'pro', userId: 'alice' },
@@ -129,13 +130,13 @@ describe('forContext: reads for one request, the client untouched', () => {
     const { client: booted } = harness(() => 'hang', { bootstrap });
     clients.push(booted);
     await booted.ready();
-    const view = booted.forContext({ userId: 'u' });
+    const view = forContext(booted, { userId: 'u' });
     view.get('checkout');
     expect(reads).toBe(0);
     view.get('counted');
     view.get('counted');
     expect(reads).toBe(1);
-    expect(client.forContext({}).get('banner')).toBe('hello');
+    expect(forContext(client, {}).get('banner')).toBe('hello');
   });
 });
 
@@ -143,7 +144,7 @@ describe('server rendering with views (docs/client.md, Per-request evaluation)',
   it('the browser client started with a view’s getAll() as defaults serves those values, and its first snapshot keeps them', async () => {
     const { client: server } = await serverClient();
     const context = { userId: 'visitor-42', attributes: { plan: 'free' } };
-    const initialValues = server.forContext(context).getAll();
+    const initialValues = forContext(server, context).getAll();
 
     const plane = fakeDataPlane(snapshotOf(1));
     let answer!: () => void;

@@ -3,7 +3,7 @@ import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
 import { bucketFor } from '../../src/evaluation/bucketing';
 import { compareSemver } from '../../src/evaluation/semver';
 import { toEpochMs } from '../../src/evaluation/dates';
-import { createFlagValues } from '../../src/evaluation/flag-values';
+import { createFlagValues } from '../../src/reads/flag-values';
 import { checkSnapshot } from '../../src/snapshot/snapshot-parse';
 import type { EvaluationContext } from '../../src/evaluation/evaluation-types';
 import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';

@@ -3,6 +3,7 @@ import type { FlagsView } from '../../src/client-types';
 import { evaluateFlag } from '../../src/evaluation/index';
 import { createTestClient } from '../../testing/index';
 import { bannerFlag, targetedSnapshot } from './fixtures';
+import { forContext } from '../../src/index';
 
 describe('forContext(context)', () => {
   it("evaluates the flags for the view's context, leaving the client's context, values and listeners alone", () => {
@@ -12,7 +13,7 @@ describe('forContext(context)', () => {
     const listener = vi.fn();
     client.subscribe(listener);
     const viewContext = { userId: 'ana', attributes: { plan: 'pro' } };
-    const view = client.forContext(viewContext);
+    const view = forContext(client, viewContext);
     expect(view.getContext()).toBe(viewContext);
     expect(view.getDetails('banner')).toEqual({ key: 'banner', value: 'pro', reason: 'TARGETING_MATCH', variation: 1, ruleId: 'plan-pro', version: 3 });
     expect(view.getAll()).toEqual({ banner: 'pro', theme: 'dark' });
@@ -25,7 +26,7 @@ describe('forContext(context)', () => {
 
   it('is typed from the flags, like the client', () => {
     const client = createTestClient({ flags: { theme: 'dark', 'new-checkout': false } });
-    const view = client.forContext({ userId: 'ana' });
+    const view = forContext(client, { userId: 'ana' });
     expectTypeOf(view).toEqualTypeOf<FlagsView<{ theme: string; 'new-checkout': boolean }>>();
     expect(view.get('theme')).toBe('dark');
     expect(view.get('unknown', 'fallback')).toBe('fallback');
@@ -34,13 +35,13 @@ describe('forContext(context)', () => {
   it('reads the flags and overrides the client serves when it is made; later changes are for later views', () => {
     const client = createTestClient({ flags: { a: 1, b: 2 } });
     client.setOverrides({ b: 20 });
-    const view = client.forContext({ userId: 'ana' });
+    const view = forContext(client, { userId: 'ana' });
     client.set('a', 10);
     client.setOverrides({});
     client.setSnapshot(targetedSnapshot(9));
     expect(view.getAll()).toEqual({ a: 1, b: 20 });
     expect(view.getDetails('b')).toMatchObject({ value: 20, reason: 'OVERRIDE' });
-    expect(client.forContext({ userId: 'ana' }).getAll()).toEqual({ banner: 'everyone', theme: 'dark' });
+    expect(forContext(client, { userId: 'ana' }).getAll()).toEqual({ banner: 'everyone', theme: 'dark' });
   });
 
   it("buckets rollouts by the view's userId, and without a context has the empty one", () => {
@@ -50,16 +51,16 @@ describe('forContext(context)', () => {
     const served = new Set<unknown>();
     for (const userId of ['ana', 'bo', 'cy', 'di', 'ed', 'flo']) {
       const { kind, ...expected } = evaluateFlag(rollout, { userId }, userId);
-      expect(client.forContext({ userId }).getDetails('rollout')).toEqual({ key: 'rollout', ...expected, version: 1 });
-      served.add(client.forContext({ userId }).get('rollout'));
+      expect(forContext(client, { userId }).getDetails('rollout')).toEqual({ key: 'rollout', ...expected, version: 1 });
+      served.add(forContext(client, { userId }).get('rollout'));
     }
     expect(served).toEqual(new Set(['everyone', 'pro']));
-    expect(client.forContext(undefined as never).getContext()).toEqual({ userId: undefined, attributes: {}, segmentIds: [] });
+    expect(forContext(client, undefined as never).getContext()).toEqual({ userId: undefined, attributes: {}, segmentIds: [] });
   });
 
   it('answers after close(), from what the client served', async () => {
     const client = createTestClient({ flags: { a: 1 } });
     await client.close();
-    expect(client.forContext({ userId: 'ana' }).get('a')).toBe(1);
+    expect(forContext(client, { userId: 'ana' }).get('a')).toBe(1);
   });
 });

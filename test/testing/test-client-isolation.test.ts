@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestClient } from '../../testing/index';
 import { targetedSnapshot } from './fixtures';
+import { forContext } from '../../src/index';
 
 describe('createTestClient: no network, no storage, no timers', () => {
   /** Every platform API a real client may reach, each a spy that throws. */
@@ -33,7 +34,7 @@ describe('createTestClient: no network, no storage, no timers', () => {
     client.get('theme');
     client.getDetails('theme');
     client.getAll();
-    client.forContext({ userId: 'ana' }).getAll();
+    forContext(client, { userId: 'ana' }).getAll();
     client.set('theme', 'light');
     client.setSnapshot(targetedSnapshot(2));
     client.setContext({ userId: 'ana' });

@@ -1,6 +1,7 @@
-import { evaluateFlag } from './index';
-import type { EvaluationContext, EvaluationDetails } from './evaluation-types';
-import { jsonEqual } from './json-equal';
+import { evaluateFlag } from '../evaluation/evaluate-flag';
+import type { ServedMark } from '../events/read-tracker';
+import type { EvaluationContext, EvaluationDetails } from '../evaluation/evaluation-types';
+import { jsonEqual } from '../evaluation/json-equal';
 import type { FlagSnapshot, JsonValue } from '../snapshot/snapshot-types';
 
 /** Whether a flag was added, removed, or its outcome (any field but `version`) differs. */
@@ -22,12 +23,6 @@ export interface EvaluationInput {
   snapshot: FlagSnapshot | null;
   context: EvaluationContext;
   bucketingKey: string | undefined;
-}
-
-/** Who a read's details were last reported for, and in which flush window (the event sender's to fill). */
-export interface ServedMark {
-  servedTo?: string;
-  window?: number;
 }
 
 /**

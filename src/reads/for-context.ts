@@ -1,0 +1,37 @@
+import type { flagTypes, FlagsClient, FlagsView } from '../client-types';
+import type { EvaluationContext } from '../evaluation/evaluation-types';
+import type { FlagDefaults } from '../options';
+import { createFlagValues, noContext } from './flag-values';
+import { createReads } from './reads';
+import { viewSources, type ViewSource } from './view-sources';
+
+/** The flag types of a client, as its reads have them. */
+type FlagsOf<C> = C extends { readonly [flagTypes]?: infer D } ? Exclude<D, undefined> : FlagDefaults;
+
+/** The source of a client flagplane did not make (a hand-written mock): no snapshot, so every read is its fallback. */
+const noSource: ViewSource = {
+  snapshot: () => null,
+  overrides: () => new Map(),
+  bucketingKeyOf: (context) => context.userId!,
+  readsFor: createReads(Object.create(null), null),
+};
+
+/**
+ * The flags of `client` evaluated for `context`, leaving the client's own context alone: a
+ * server rendering for many users keeps one client and makes a view per request. The view
+ * reads the snapshot and overrides the client holds when it is made (one request, one
+ * version), evaluates each flag on its first read, and reports its reads for
+ * `context.userId` (else the client's anonymous id, which is also what buckets the rollouts
+ * then). A standalone function rather than a method, so that browser bundles, which never
+ * call it, leave it out. Given a client that neither `createClient` nor `createTestClient`
+ * made, the view serves every read its fallback (reason `ERROR`, `PROVIDER_NOT_READY`).
+ */
+export function forContext<C extends FlagsClient<any>>(client: C, context: EvaluationContext): FlagsView<FlagsOf<C>> {
+  const source = viewSources.get(client) ?? noSource;
+  const snapshot = source.snapshot();
+  const viewContext = context ?? noContext();
+  const user = source.bucketingKeyOf(viewContext);
+  const values = createFlagValues({ snapshot, context: viewContext, bucketingKey: user });
+  const { get, getDetails, getAll } = source.readsFor({ values, overrides: source.overrides(), snapshot, user });
+  return { get, getDetails, getAll, getContext: () => viewContext } as FlagsView<FlagsOf<C>>;
+}

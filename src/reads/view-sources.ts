@@ -1,0 +1,19 @@
+import type { EvaluationContext } from '../evaluation/evaluation-types';
+import type { FlagSnapshot } from '../snapshot/snapshot-types';
+import type { Overrides } from './overrides';
+import type { ReadsFor } from './reads';
+
+/** What `forContext` needs of a client: what it serves now, whom a context buckets by, and its read path. */
+export interface ViewSource {
+  snapshot(): FlagSnapshot | null;
+  overrides(): Overrides;
+  /** The bucketing key of `context`: its userId, else the client's anonymous id. */
+  bucketingKeyOf(context: EvaluationContext): string;
+  readsFor: ReadsFor;
+}
+
+/**
+ * Each client's view source, registered when the client is made. Kept apart from the client
+ * object so that `forContext`, which only servers call, is a function a browser bundle drops.
+ */
+export const viewSources = new WeakMap<object, ViewSource>();
