@@ -1,43 +1,15 @@
 import type { ClientStatus, ReadyResult } from './machine/client-state';
-import type { FlagDefaults } from './options';
-import type { EvaluationContext, EvaluationDetails } from './evaluation/evaluation-types';
+import type { EvaluationContext } from './evaluation/evaluation-types';
+import type { FlagDefaults, FlagsView } from './reads/flags-view';
 import type { JsonValue } from './snapshot/snapshot-types';
+
+export type { FlagDefaults, FlagsView };
 
 /** What a `subscribe` listener receives. */
 export interface ChangeEvent {
   /** Flag keys whose served value (or reason) changed; empty when only the status changed. */
   changed: ReadonlySet<string>;
   status: ClientStatus;
-}
-
-/** The key of {@link FlagsView}'s type-only member (no value at run time). */
-export declare const flagTypes: unique symbol;
-
-/**
- * Flag reads for one context. A client is one (for its own context); `forContext(client,
- * context)` makes others. Every read answers at once and never throws.
- */
-export interface FlagsView<D extends FlagDefaults = FlagDefaults> {
-  /** Type-only: the flag types, which `forContext` hands on to the view. Never set. */
-  readonly [flagTypes]?: D;
-  /**
-   * The flag's value for the context; else `fallback`, else the configured default. A
-   * served value of another JSON type than the fallback yields the fallback.
-   */
-  get<K extends keyof D & string>(key: K, fallback?: D[K]): D[K];
-  get<T extends JsonValue>(key: string, fallback: T): T;
-  get(key: string): JsonValue | undefined;
-  /**
-   * The value with the reason it was served: `{ key, value, reason, variation, ruleId?,
-   * version, errorCode? }`. Reasons follow OpenFeature's vocabulary (docs/evaluation.md).
-   */
-  getDetails<K extends keyof D & string>(key: K, fallback?: D[K]): EvaluationDetails<D[K]>;
-  getDetails<T extends JsonValue>(key: string, fallback: T): EvaluationDetails<T>;
-  getDetails(key: string): EvaluationDetails<JsonValue | undefined>;
-  /** Every flag's value, over the configured defaults. A stable object until something changes. */
-  getAll(): Readonly<Record<string, JsonValue>>;
-  /** The evaluation context the reads use. */
-  getContext(): EvaluationContext;
 }
 
 /** A feature-flag client. Every read answers at once and never throws. */

@@ -1,4 +1,5 @@
 import type { EvaluationContext } from './evaluation/evaluation-types';
+import type { FlagDefaults } from './reads/flags-view';
 import { ConfigError, type FlagplaneError } from './shared/errors';
 import { fetchTransport } from './http/fetch-transport';
 import { isString } from './shared/guards';
@@ -9,8 +10,7 @@ import type { OnlineSource, VisibilitySource } from './platform/index';
 import type { FlagSnapshot, JsonValue } from './snapshot/snapshot-types';
 import type { StorageAdapter } from './storage/storage-types';
 
-/** Per-key fallback values; `get('x')` returns the type of `defaults.x`. */
-export type FlagDefaults = Record<string, JsonValue>;
+export type { FlagDefaults };
 
 /** Options of {@link createClient}. Defaults: protocol.md §8.4; every option: docs/client.md. */
 export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {

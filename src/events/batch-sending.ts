@@ -3,9 +3,21 @@ import { FlagplaneError } from '../shared/errors';
 import { httpErrorOf } from '../http/http-client';
 import { parseRetryAfter } from '../http/retry-after';
 import { MAX_BUFFERED_EVENTS, type EventBuffer } from './event-buffer';
-import type { EventSenderOptions } from './event-sender';
+import type { HttpClient } from '../http/http-client';
+import type { Scheduler } from '../shared/scheduler';
 
 export const EVENTS_ROUTE = 'POST /sdk/v1/events';
+
+export interface EventSenderOptions {
+  /** Replaced by `[sdk key]` in `error` events. */
+  sdkKey: string;
+  http: HttpClient;
+  scheduler: Scheduler;
+  flushAt: number;
+  /** 0 disables the timer. */
+  flushInterval: number;
+  report(error: FlagplaneError): void;
+}
 
 /**
  * The sending side of the event buffer: batch by batch, by size, by timer and on demand;

@@ -1,24 +1,13 @@
-import type { HttpClient } from '../http/http-client';
 import { onPageHide } from '../platform/visibility';
 import type { FlagplaneError } from '../shared/errors';
-import type { Scheduler } from '../shared/scheduler';
-import { createBatchSending, EVENTS_ROUTE } from './batch-sending';
+import { createBatchSending, EVENTS_ROUTE, type EventSenderOptions } from './batch-sending';
 import type { DiagnosticEvent } from './diagnostic-events';
 import { createEventBuffer, MAX_BUFFERED_EVENTS } from './event-buffer';
 import { createReadTracker } from './read-tracker';
 
 export { EVENTS_ROUTE, MAX_BUFFERED_EVENTS };
 
-export interface EventSenderOptions {
-  /** Replaced by `[sdk key]` in `error` events. */
-  sdkKey: string;
-  http: HttpClient;
-  scheduler: Scheduler;
-  flushAt: number;
-  /** 0 disables the timer. */
-  flushInterval: number;
-  report(error: FlagplaneError): void;
-}
+export type { EventSenderOptions };
 
 /**
  * The event buffer and its sending side: flushes by size, by timer and when the page goes

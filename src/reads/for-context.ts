@@ -1,6 +1,5 @@
-import type { flagTypes, FlagsClient, FlagsView } from '../client-types';
 import type { EvaluationContext } from '../evaluation/evaluation-types';
-import type { FlagDefaults } from '../options';
+import type { FlagDefaults, flagTypes, FlagsView } from './flags-view';
 import { createFlagValues, noContext } from './flag-values';
 import { createReads } from './reads';
 import { viewSources, type ViewSource } from './view-sources';
@@ -26,7 +25,7 @@ const noSource: ViewSource = {
  * call it, leave it out. Given a client that neither `createClient` nor `createTestClient`
  * made, the view serves every read its fallback (reason `ERROR`, `PROVIDER_NOT_READY`).
  */
-export function forContext<C extends FlagsClient<any>>(client: C, context: EvaluationContext): FlagsView<FlagsOf<C>> {
+export function forContext<C extends FlagsView<any>>(client: C, context: EvaluationContext): FlagsView<FlagsOf<C>> {
   const source = viewSources.get(client) ?? noSource;
   const snapshot = source.snapshot();
   const viewContext = context ?? noContext();

@@ -1,4 +1,4 @@
-import type { FlagsView } from '../client-types';
+import type { FlagsView } from './flags-view';
 import type { EvaluationDetails } from '../evaluation/evaluation-types';
 import type { EventSender } from '../events/event-sender';
 import type { FlagSnapshot, JsonValue } from '../snapshot/snapshot-types';

@@ -1,0 +1,35 @@
+import type { EvaluationContext, EvaluationDetails } from '../evaluation/evaluation-types';
+import type { JsonValue } from '../snapshot/snapshot-types';
+
+/** Per-key fallback values; `get('x')` returns the type of `defaults.x`. */
+export type FlagDefaults = Record<string, JsonValue>;
+
+/** The key of {@link FlagsView}'s type-only member (no value at run time). */
+export declare const flagTypes: unique symbol;
+
+/**
+ * Flag reads for one context. A client is one (for its own context); `forContext(client,
+ * context)` makes others. Every read answers at once and never throws.
+ */
+export interface FlagsView<D extends FlagDefaults = FlagDefaults> {
+  /** Type-only: the flag types, which `forContext` hands on to the view. Never set. */
+  readonly [flagTypes]?: D;
+  /**
+   * The flag's value for the context; else `fallback`, else the configured default. A
+   * served value of another JSON type than the fallback yields the fallback.
+   */
+  get<K extends keyof D & string>(key: K, fallback?: D[K]): D[K];
+  get<T extends JsonValue>(key: string, fallback: T): T;
+  get(key: string): JsonValue | undefined;
+  /**
+   * The value with the reason it was served: `{ key, value, reason, variation, ruleId?,
+   * version, errorCode? }`. Reasons follow OpenFeature's vocabulary (docs/evaluation.md).
+   */
+  getDetails<K extends keyof D & string>(key: K, fallback?: D[K]): EvaluationDetails<D[K]>;
+  getDetails<T extends JsonValue>(key: string, fallback: T): EvaluationDetails<T>;
+  getDetails(key: string): EvaluationDetails<JsonValue | undefined>;
+  /** Every flag's value, over the configured defaults. A stable object until something changes. */
+  getAll(): Readonly<Record<string, JsonValue>>;
+  /** The evaluation context the reads use. */
+  getContext(): EvaluationContext;
+}
