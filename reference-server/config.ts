@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { resolveLimits, type ServerLimits } from './limits';
 import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import demo from './demo.json';
-import { kindOfKey, SDK_KEY_PATTERN } from './sdk-keys';
-import { checkSnapshotStructure } from './snapshot-structure';
-import type { EnvironmentKind, KeyKind, Traits } from './stores';
+import { kindOfKey, SDK_KEY_PATTERN } from './http/sdk-keys';
+import { checkSnapshotStructure } from './validation/snapshot-structure';
+import type { EnvironmentKind, KeyKind, Traits } from './stores/stores';
 
 /** An SDK key declared in the config. Its prefix must agree with `kind`. */
 export interface KeyConfig {

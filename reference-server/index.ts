@@ -18,10 +18,10 @@ export type {
   StoredEvent,
   Traits,
   TraitStore,
-} from './stores';
-export type { ErrorBody, ErrorCode } from './http-responses';
-export { MissingPackageError } from './engines/optional-package';
-export { EngineError } from './engines/engine-error';
+} from './stores/stores';
+export type { ErrorBody, ErrorCode } from './http/responses';
+export { MissingPackageError } from './stores/optional-package';
+export { EngineError } from './stores/engine-error';
 export type {
   AnalyticsStore,
   ClaimedRow,
@@ -31,6 +31,6 @@ export type {
   ControlStore,
   IdentifyQueueStore,
   PublishOutcome,
-} from './engines/contracts';
-export { CLOSE_CODES, STREAM_PATH, STREAM_PROTOCOL } from './stream-messages';
-export type { ResyncReason, ServerMessage } from './stream-messages';
+} from './stores/contracts';
+export { CLOSE_CODES, STREAM_PATH, STREAM_PROTOCOL } from './stream/messages';
+export type { ResyncReason, ServerMessage } from './stream/messages';

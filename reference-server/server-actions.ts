@@ -1,15 +1,15 @@
-import { HttpError } from './http-responses';
+import { HttpError } from './http/responses';
 import { isRecord } from '../src/shared/guards';
-import { generateKey } from './sdk-keys';
-import { flagViolation } from './flag-validation';
-import { checkSnapshotStructure } from './snapshot-structure';
+import { generateKey } from './http/sdk-keys';
+import { flagViolation } from './validation/flag';
+import { checkSnapshotStructure } from './validation/snapshot-structure';
 import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
-import type { ControlChange, ControlStore, PublishOutcome } from './engines/contracts';
-import type { WorkingCopy } from './engines/working-copy';
-import { applyChange } from './engines/working-copy';
-import type { KeyKind, KeyRecord, Traits } from './stores';
-import type { StreamGateway } from './stream';
-import { CLOSE_CODES } from './stream-messages';
+import type { ControlChange, ControlStore, PublishOutcome } from './stores/contracts';
+import type { WorkingCopy } from './stores/working-copy';
+import { applyChange } from './stores/working-copy';
+import type { KeyKind, KeyRecord, Traits } from './stores/stores';
+import type { StreamGateway } from './stream/gateway';
+import { CLOSE_CODES } from './stream/messages';
 
 /**
  * What the admin API and the programmatic API can do; both share these checks. Each write goes

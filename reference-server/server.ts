@@ -1,22 +1,22 @@
 import type { IncomingHttpHeaders, Server } from 'node:http';
-import { requireAdminToken } from './auth';
+import { requireAdminToken } from './http/auth';
 import type { ServerConfig } from './config';
 import { demoConfig, parseServerConfig } from './config';
-import { createHttpServer } from './http-server';
+import { createHttpServer } from './http/http-server';
 import { resolveLimits, type ServerLimits } from './limits';
-import { createRateLimiter } from './rate-limit';
-import { createRequestListener } from './router';
-import { ADMIN_PREFIX, createAdminRoutes } from './routes-admin';
-import { createConsoleRoutes } from './routes-console';
-import { createSdkRoutes } from './routes-sdk';
-import { openEngines } from './engines/open-engines';
-import { createQueueRoutes } from './routes-queue';
+import { createRateLimiter } from './http/rate-limit';
+import { createRequestListener } from './http/router';
+import { ADMIN_PREFIX, createAdminRoutes } from './routes/admin';
+import { createConsoleRoutes } from './routes/console';
+import { createSdkRoutes } from './routes/sdk';
+import { openEngines } from './stores/open-stores';
+import { createQueueRoutes } from './routes/queue';
 import { applyRemoteChange, createServerActions } from './server-actions';
-import { generateAdminToken } from './sdk-keys';
-import type { SnapshotDraft } from './snapshot-structure';
-import type { Evictions, KeyKind, ReferenceServerStores, Traits } from './stores';
-import { createEventLog, createIdentifyQueue } from './stores';
-import { createStreamGateway } from './stream';
+import { generateAdminToken } from './http/sdk-keys';
+import type { SnapshotDraft } from './validation/snapshot-structure';
+import type { Evictions, KeyKind, ReferenceServerStores, Traits } from './stores/stores';
+import { createEventLog, createIdentifyQueue } from './stores/stores';
+import { createStreamGateway } from './stream/gateway';
 
 export interface ReferenceServerOptions {
   /** Port to listen on; `0` picks a free one. @default 0 */

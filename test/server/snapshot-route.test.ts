@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import demo from '../../reference-server/demo.json';
-import { ifNoneMatchHits } from '../../reference-server/etag';
+import { ifNoneMatchHits } from '../../reference-server/http/etag';
 import { call, DEMO, errorOf, useServers } from './helpers';
 
 const servers = useServers();

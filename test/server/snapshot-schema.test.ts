@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import { validateSchema } from '../../reference-server/json-schema';
+import { validateSchema } from '../../reference-server/validation/json-schema';
 
 const root = resolve(import.meta.dirname, '../..');
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerSubscribe } from '../../reference-server/stream-messages';
+import { answerSubscribe } from '../../reference-server/stream/messages';
 import { admin, DEMO, sleep, useServers } from './helpers';
 
 const servers = useServers();

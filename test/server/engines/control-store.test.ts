@@ -1,9 +1,9 @@
 // One contract for the control store (environments, snapshots with `current`, keys with their
 // revocations, traits), run against memory and Redis.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ControlChange, ControlSeed, ControlStore } from '../../../reference-server/engines/contracts';
-import { createMemoryControlStore } from '../../../reference-server/engines/memory-control-store';
-import { openRedisControlStore } from '../../../reference-server/engines/redis-control-store';
+import type { ControlChange, ControlSeed, ControlStore } from '../../../reference-server/stores/contracts';
+import { createMemoryControlStore } from '../../../reference-server/stores/memory-control-store';
+import { openRedisControlStore } from '../../../reference-server/stores/redis-control-store';
 import type { FlagSnapshot } from '../../../src/snapshot/snapshot-types';
 import { describeWithBinaries } from '../../helpers/engine-binaries';
 import { waitFor } from '../../helpers/wait-for';

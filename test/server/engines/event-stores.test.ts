@@ -1,12 +1,12 @@
 // One contract for the identify queue and one for the analytics store, run against memory and Postgres.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AnalyticsStore, IdentifyQueueStore } from '../../../reference-server/engines/contracts';
-import { createMemoryAnalyticsStore, createMemoryIdentifyQueueStore } from '../../../reference-server/engines/memory-event-stores';
+import type { AnalyticsStore, IdentifyQueueStore } from '../../../reference-server/stores/contracts';
+import { createMemoryAnalyticsStore, createMemoryIdentifyQueueStore } from '../../../reference-server/stores/memory-event-stores';
 import pg from 'pg';
-import { openPostgresEventStores } from '../../../reference-server/engines/postgres-event-stores';
-import { CLAIM_IDENTIFY_SQL } from '../../../reference-server/engines/postgres-schema';
-import type { StoredEvent } from '../../../reference-server/stores';
-import { createEventLog, createIdentifyQueue } from '../../../reference-server/stores';
+import { openPostgresEventStores } from '../../../reference-server/stores/postgres-event-stores';
+import { CLAIM_IDENTIFY_SQL } from '../../../reference-server/stores/postgres-schema';
+import type { StoredEvent } from '../../../reference-server/stores/stores';
+import { createEventLog, createIdentifyQueue } from '../../../reference-server/stores/stores';
 import { describeWithBinaries } from '../../helpers/engine-binaries';
 import { postgresNeed, usePostgresProcess } from './engines-fixture';
 

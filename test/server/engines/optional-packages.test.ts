@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, USAGE } from '../../../reference-server/cli-main';
-import { openEngines } from '../../../reference-server/engines/open-engines';
-import { loadOptionalPackage, MissingPackageError } from '../../../reference-server/engines/optional-package';
+import { openEngines } from '../../../reference-server/stores/open-stores';
+import { loadOptionalPackage, MissingPackageError } from '../../../reference-server/stores/optional-package';
 import { demoConfig } from '../../../reference-server/index';
-import { createEventLog, createIdentifyQueue } from '../../../reference-server/stores';
+import { createEventLog, createIdentifyQueue } from '../../../reference-server/stores/stores';
 
 /** What Node's import() throws for a package that is not installed. */
 function notInstalled(name: string): Error {

@@ -1,8 +1,8 @@
-import type { ClaimedRow, IdentifyQueueStore } from './engines/contracts';
-import { isRecord } from '../src/shared/guards';
-import { HttpError } from './http-responses';
-import { parseJsonBody } from './request-body';
-import type { Route, RouteRequest } from './router';
+import type { ClaimedRow, IdentifyQueueStore } from '../stores/contracts';
+import { isRecord } from '../../src/shared/guards';
+import { HttpError } from '../http/responses';
+import { parseJsonBody } from '../http/request-body';
+import type { Route, RouteRequest } from '../http/router';
 
 /** A claim answers at most this many rows. */
 export const CLAIM_LIMIT = 1000;

@@ -1,4 +1,4 @@
-import schema from '../docs/schema/flag-snapshot.schema.json';
+import schema from '../../docs/schema/flag-snapshot.schema.json';
 import { validateSchema, type Schema, type SchemaViolation } from './json-schema';
 
 /** docs/schema/flag-snapshot.schema.json: the FlagSnapshot of schema 1. */

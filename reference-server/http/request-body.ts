@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { HttpError } from './http-responses';
+import { HttpError } from './responses';
 
 /** The client went away before its body arrived: not a server fault, so never reported. */
 export class RequestAbortedError extends Error {

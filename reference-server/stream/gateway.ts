@@ -2,15 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { RawData, ServerOptions, WebSocket } from 'ws';
-import { checkSdkKey } from './auth';
-import { errorBody, writeRawError } from './http-responses';
-import { splitTarget } from './router';
-import type { ReferenceServerStores } from './stores';
-import { handshakeRefusal, keyFromHandshake, selectProtocol } from './stream-handshake';
-import { startHeartbeat } from './stream-heartbeat';
-import type { ServerLimits } from './limits';
-import type { ResyncReason, ServerMessage } from './stream-messages';
-import { answerSubscribe, CLOSE_CODES, closeReason, parseClientFrame, STREAM_PATH, STREAM_PROTOCOL } from './stream-messages';
+import { checkSdkKey } from '../http/auth';
+import { errorBody, writeRawError } from '../http/responses';
+import { splitTarget } from '../http/router';
+import type { ReferenceServerStores } from '../stores/stores';
+import { handshakeRefusal, keyFromHandshake, selectProtocol } from './handshake';
+import { startHeartbeat } from './heartbeat';
+import type { ServerLimits } from '../limits';
+import type { ResyncReason, ServerMessage } from './messages';
+import { answerSubscribe, CLOSE_CODES, closeReason, parseClientFrame, STREAM_PATH, STREAM_PROTOCOL } from './messages';
 
 export interface StreamOptions {
   stores: ReferenceServerStores;

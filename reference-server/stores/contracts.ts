@@ -1,6 +1,6 @@
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import type { LogPage } from '../bounded-log';
-import type { EnvironmentKind, IdentifyRow, KeyRecord, StoredEvent, Traits } from '../stores';
+import type { LogPage } from './bounded-log';
+import type { EnvironmentKind, IdentifyRow, KeyRecord, StoredEvent, Traits } from './stores';
 
 /** Everything the control store holds, as {@link ControlStore.load} reads it. */
 export interface ControlState {

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { bearerToken } from './auth';
-import type { ErrorBody } from './http-responses';
-import { errorBody } from './http-responses';
-import { KEY_PROTOCOL_PREFIX, STREAM_PROTOCOL } from './stream-messages';
+import { bearerToken } from '../http/auth';
+import type { ErrorBody } from '../http/responses';
+import { errorBody } from '../http/responses';
+import { KEY_PROTOCOL_PREFIX, STREAM_PROTOCOL } from './messages';
 
 /** Selects `flagplane.v1` and nothing else: echoing `flagplane.key.<sdkKey>` would leak the key. */
 export function selectProtocol(offered: Set<string>): string | false {

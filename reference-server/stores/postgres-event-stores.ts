@@ -1,10 +1,10 @@
 import type { Pool, QueryResultRow } from 'pg';
-import type { IdentifyRow, StoredEvent, Traits } from '../stores';
+import type { IdentifyRow, StoredEvent, Traits } from './stores';
 import type { AnalyticsStore, ClaimedRow, IdentifyQueueStore } from './contracts';
 import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
-import type { LogPage } from '../bounded-log';
+import type { LogPage } from './bounded-log';
 import {
   ACK_IDENTIFY_SQL,
   PAGE_ANALYTICS_SQL,

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpError } from './http-responses';
+import { HttpError } from './responses';
 import { SDK_KEY_PATTERN } from './sdk-keys';
-import type { KeyRecord, KeyStore } from './stores';
+import type { KeyRecord, KeyStore } from '../stores/stores';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer' } as const;
 

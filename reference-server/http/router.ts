@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { HandlerResult } from './http-responses';
-import { CORS_HEADERS, errorBody, errorResult, HttpError, PREFLIGHT_HEADERS, writeResult } from './http-responses';
+import type { HandlerResult } from './responses';
+import { CORS_HEADERS, errorBody, errorResult, HttpError, PREFLIGHT_HEADERS, writeResult } from './responses';
 import { readBody, RequestAbortedError } from './request-body';
 
 /** What a handler sees of a request. */

@@ -1,4 +1,4 @@
-import type { FlagSnapshot, JsonValue } from '../src/snapshot/snapshot-types';
+import type { FlagSnapshot, JsonValue } from '../../src/snapshot/snapshot-types';
 import { createBoundedLog, type LogPage } from './bounded-log';
 
 /** `production` evaluations go to analytics; `staging` ones never do (protocol.md §4). */

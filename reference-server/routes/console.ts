@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HttpError } from './http-responses';
-import type { Route } from './router';
+import { HttpError } from '../http/responses';
+import type { Route } from '../http/router';
 
 /** The console's page: its script does the rest (reference-server/console/). */
 const PAGE = `<!doctype html>

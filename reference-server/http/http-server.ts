@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorBody } from './http-responses';
-import { errorBody, writeRawError } from './http-responses';
-import { DEFAULT_LIMITS, type ServerLimits } from './limits';
+import type { ErrorBody } from './responses';
+import { errorBody, writeRawError } from './responses';
+import { DEFAULT_LIMITS, type ServerLimits } from '../limits';
 
 /** How long close() lets requests in flight finish before it closes their connections. */
 export const CLOSE_GRACE_MS = 2000;

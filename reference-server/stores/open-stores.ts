@@ -1,5 +1,5 @@
 import type { ServerConfig } from '../config';
-import type { EventLog, IdentifyQueue } from '../stores';
+import type { EventLog, IdentifyQueue } from './stores';
 import type { AnalyticsStore, ControlChange, ControlSeed, ControlStore, IdentifyQueueStore } from './contracts';
 import { createMemoryAnalyticsStore, createMemoryIdentifyQueueStore } from './memory-event-stores';
 import { createMemoryControlStore } from './memory-control-store';

@@ -1,16 +1,16 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
-import { requireSdkKey } from './auth';
-import { ifNoneMatchHits, snapshotEtag } from './etag';
-import { EVENT_LIMITS, validateEventBatch } from './event-batch-validation';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
+import { requireSdkKey } from '../http/auth';
+import { ifNoneMatchHits, snapshotEtag } from '../http/etag';
+import { EVENT_LIMITS, validateEventBatch } from '../validation/event-batch';
 import { routeEvents, storeRoutedEvents } from './event-routing';
-import type { HandlerResult } from './http-responses';
-import { HttpError } from './http-responses';
-import { isJsonContentType, parseJsonBody } from './request-body';
-import type { Route, RouteRequest } from './router';
-import { createRateLimiter, type RateLimiter } from './rate-limit';
-import type { KeyKind, KeyRecord, ReferenceServerStores } from './stores';
-import type { AnalyticsStore, IdentifyQueueStore } from './engines/contracts';
+import type { HandlerResult } from '../http/responses';
+import { HttpError } from '../http/responses';
+import { isJsonContentType, parseJsonBody } from '../http/request-body';
+import type { Route, RouteRequest } from '../http/router';
+import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
+import type { KeyKind, KeyRecord, ReferenceServerStores } from '../stores/stores';
+import type { AnalyticsStore, IdentifyQueueStore } from '../stores/contracts';
 
 /** Where accepted identify events and production evaluations go: memory, or Postgres. */
 export interface EventStores {

@@ -1,11 +1,11 @@
-import type { HandlerResult } from './http-responses';
-import { HttpError } from './http-responses';
-import { parseJsonBody } from './request-body';
-import type { Route, RouteRequest } from './router';
-import type { ServerActions } from './server-actions';
-import type { LogPage } from './bounded-log';
-import type { AnalyticsStore, IdentifyQueueStore } from './engines/contracts';
-import type { ReferenceServerStores } from './stores';
+import type { HandlerResult } from '../http/responses';
+import { HttpError } from '../http/responses';
+import { parseJsonBody } from '../http/request-body';
+import type { Route, RouteRequest } from '../http/router';
+import type { ServerActions } from '../server-actions';
+import type { LogPage } from '../stores/bounded-log';
+import type { AnalyticsStore, IdentifyQueueStore } from '../stores/contracts';
+import type { ReferenceServerStores } from '../stores/stores';
 
 /** Every admin route is under it; the admin token is checked for every path under it. */
 export const ADMIN_PREFIX = '/admin/';

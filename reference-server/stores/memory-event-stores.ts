@@ -1,4 +1,4 @@
-import type { EventLog, IdentifyQueue, IdentifyRow } from '../stores';
+import type { EventLog, IdentifyQueue, IdentifyRow } from './stores';
 import type { AnalyticsStore, ClaimedRow, IdentifyQueueStore } from './contracts';
 
 /** The newest `limit` entries, oldest first (all without a limit). */

@@ -1,5 +1,5 @@
-import type { EnvironmentStore, KeyStore, TraitStore } from '../stores';
-import { createEnvironmentStore, createKeyStore, createTraitStore } from '../stores';
+import type { EnvironmentStore, KeyStore, TraitStore } from './stores';
+import { createEnvironmentStore, createKeyStore, createTraitStore } from './stores';
 import type { ControlChange, ControlSeed, ControlState } from './contracts';
 
 /** The stores the request paths read synchronously: each instance's copy of the control store. */

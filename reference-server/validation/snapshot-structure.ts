@@ -1,4 +1,4 @@
-import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 
 /** A snapshot whose envelope is well formed; its flags are not inspected. */
 export type SnapshotDraft = Omit<FlagSnapshot, 'version' | 'environmentId'> & {

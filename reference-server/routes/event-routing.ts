@@ -1,6 +1,6 @@
-import type { DiagnosticEvent } from './event-batch-validation';
-import type { AnalyticsStore, IdentifyQueueStore } from './engines/contracts';
-import type { EnvironmentKind, EventLog, IdentifyRow, StoredEvent } from './stores';
+import type { DiagnosticEvent } from '../validation/event-batch';
+import type { AnalyticsStore, IdentifyQueueStore } from '../stores/contracts';
+import type { EnvironmentKind, EventLog, IdentifyRow, StoredEvent } from '../stores/stores';
 
 export interface RoutedEvents {
   identify: Omit<IdentifyRow, 'id'>[];
