@@ -4,7 +4,7 @@ import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import demo from './demo.json';
 import { kindOfKey, SDK_KEY_PATTERN } from './http/sdk-keys';
 import { checkSnapshotStructure } from './validation/snapshot-structure';
-import type { EnvironmentKind, KeyKind, Traits } from './stores/stores';
+import type { EnvironmentKind, KeyKind, Traits } from './stores/records';
 
 /** An SDK key declared in the config. Its prefix must agree with `kind`. */
 export interface KeyConfig {

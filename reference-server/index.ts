@@ -3,28 +3,19 @@ export { startReferenceServer } from './server';
 export type { PublishableSnapshot, ReferenceServer, ReferenceServerOptions } from './server';
 export { ConfigError, demoConfig, loadConfigFile, parseServerConfig } from './config';
 export type { EnvironmentConfig, KeyConfig, ServerConfig } from './config';
-export type {
-  EnvironmentKind,
-  EnvironmentRecord,
-  EnvironmentStore,
-  EventLog,
-  IdentifyQueue,
-  IdentifyRow,
-  KeyKind,
-  KeyRecord,
-  KeyStore,
-  ReferenceServerStores,
-  SnapshotKv,
-  StoredEvent,
-  Traits,
-  TraitStore,
-} from './stores/stores';
+export type { EnvironmentKind, IdentifyRow, KeyKind, KeyRecord, StoredEvent, Traits } from './stores/records';
+export type { EnvironmentRecord, EnvironmentStore, SnapshotKv } from './stores/environment-store';
+export type { EventLog } from './stores/event-log';
+export type { IdentifyLog as IdentifyQueue } from './stores/identify-log';
+export type { KeyStore } from './stores/key-store';
+export type { TraitStore } from './stores/trait-store';
+export type { ReferenceServerStores } from './stores/contracts';
 export type { ErrorBody, ErrorCode } from './http/responses';
 export { MissingPackageError } from './stores/optional-package';
 export { EngineError } from './stores/engine-error';
+export type { ClaimedRow } from './stores/records';
 export type {
   AnalyticsStore,
-  ClaimedRow,
   ControlChange,
   ControlSeed,
   ControlState,

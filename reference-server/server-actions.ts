@@ -7,7 +7,7 @@ import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import type { ControlChange, ControlStore, PublishOutcome } from './stores/contracts';
 import type { WorkingCopy } from './stores/working-copy';
 import { applyChange } from './stores/working-copy';
-import type { KeyKind, KeyRecord, Traits } from './stores/stores';
+import type { KeyKind, KeyRecord, Traits } from './stores/records';
 import type { StreamGateway } from './stream/gateway';
 import { CLOSE_CODES } from './stream/messages';
 

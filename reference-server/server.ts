@@ -9,13 +9,15 @@ import { createRequestListener } from './http/router';
 import { ADMIN_PREFIX, createAdminRoutes } from './routes/admin';
 import { createConsoleRoutes } from './routes/console';
 import { createSdkRoutes } from './routes/sdk';
-import { openEngines } from './stores/open-stores';
+import { openStores } from './stores/open-stores';
 import { createQueueRoutes } from './routes/queue';
 import { applyRemoteChange, createServerActions } from './server-actions';
 import { generateAdminToken } from './http/sdk-keys';
 import type { SnapshotDraft } from './validation/snapshot-structure';
-import type { Evictions, KeyKind, ReferenceServerStores, Traits } from './stores/stores';
-import { createEventLog, createIdentifyQueue } from './stores/stores';
+import type { ReferenceServerStores } from './stores/contracts';
+import type { Evictions, KeyKind, Traits } from './stores/records';
+import { createEventLog } from './stores/event-log';
+import { createIdentifyLog } from './stores/identify-log';
 import { createStreamGateway } from './stream/gateway';
 
 export interface ReferenceServerOptions {
@@ -128,10 +130,10 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
   const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
   const memory = {
-    identifyQueue: createIdentifyQueue(limits.identifyRows, count('identifyRows')),
+    identifyQueue: createIdentifyLog(limits.identifyRows, count('identifyRows')),
     analytics: createEventLog(limits.eventsPerKind, count('events')),
   };
-  const engines = await openEngines(
+  const opened = await openStores(
     {
       redis: options.redis,
       redisPrefix: options.redisPrefix,
@@ -142,16 +144,16 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     config,
     memory,
   );
-  const stores: ReferenceServerStores = { ...engines.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };
+  const stores: ReferenceServerStores = { ...opened.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };
   const gateway = createStreamGateway({ stores, ...durations, limits });
-  const actions = createServerActions({ working: engines.working, control: engines.control, gateway });
-  engines.listen((change) => applyRemoteChange(engines.working, gateway, change));
+  const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
+  opened.listen((change) => applyRemoteChange(opened.working, gateway, change));
   const streams = (environmentId: string) =>
     [...gateway.connections].filter((c) => c.phase === 'open' && c.subscribed && c.environmentId === environmentId).length;
   const routes = [
-    ...createSdkRoutes(stores, engines, createRateLimiter(limits.requestsPerSecondPerKey)),
-    ...createAdminRoutes({ stores, actions, identifyQueue: engines.identifyQueue, analytics: engines.analytics, streams }),
-    ...createQueueRoutes(engines.identifyQueue, (id) => stores.environments.get(id) !== undefined),
+    ...createSdkRoutes(stores, opened, createRateLimiter(limits.requestsPerSecondPerKey)),
+    ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams }),
+    ...createQueueRoutes(opened.identifyQueue, (id) => stores.environments.get(id) !== undefined),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),
   ];
   const adminOnly = (path: string, headers: IncomingHttpHeaders) => {
@@ -166,7 +168,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     port = await listen(http.server, options.port ?? 0, host);
   } catch (error) {
     await gateway.close();
-    await engines.close();
+    await opened.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
@@ -174,7 +176,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     const released = http.close();
     await gateway.close();
     await released;
-    await engines.close();
+    await opened.close();
   };
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
@@ -184,7 +186,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     port,
     adminToken,
     stores,
-    engines: { control: engines.control.engine === 'redis' ? 'redis' : 'memory', events: engines.analytics.engine === 'postgres' ? 'postgres' : 'memory' },
+    engines: { control: opened.control.engine === 'redis' ? 'redis' : 'memory', events: opened.analytics.engine === 'postgres' ? 'postgres' : 'memory' },
     publish: async (environmentId, snapshot) => ({ version: (await actions.publish(environmentId, snapshot)).version }),
     resync: async (environmentId) => ({ notified: (await actions.resync(environmentId)).notified }),
     createKey: async (environmentId, kind) => (await actions.createKey(environmentId, kind)).key,

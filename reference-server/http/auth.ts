@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from './responses';
 import { SDK_KEY_PATTERN } from './sdk-keys';
-import type { KeyRecord, KeyStore } from '../stores/stores';
+import type { KeyStore } from '../stores/key-store';
+import type { KeyRecord } from '../stores/records';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer' } as const;
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { KeyKind } from '../stores/stores';
+import type { KeyKind } from '../stores/records';
 
 /** `svc_sdk_<kind>_<API_KEY>` with an HTTP-token-safe API key (protocol.md §1). */
 export const SDK_KEY_PATTERN = /^svc_sdk_(server|client)_[A-Za-z0-9_-]{8,128}$/;

@@ -4,8 +4,7 @@ import { parseJsonBody } from '../http/request-body';
 import type { Route, RouteRequest } from '../http/router';
 import type { ServerActions } from '../server-actions';
 import type { LogPage } from '../stores/bounded-log';
-import type { AnalyticsStore, IdentifyQueueStore } from '../stores/contracts';
-import type { ReferenceServerStores } from '../stores/stores';
+import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
 
 /** Every admin route is under it; the admin token is checked for every path under it. */
 export const ADMIN_PREFIX = '/admin/';

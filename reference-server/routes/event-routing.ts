@@ -1,6 +1,7 @@
 import type { DiagnosticEvent } from '../validation/event-batch';
 import type { AnalyticsStore, IdentifyQueueStore } from '../stores/contracts';
-import type { EnvironmentKind, EventLog, IdentifyRow, StoredEvent } from '../stores/stores';
+import type { EventLog } from '../stores/event-log';
+import type { EnvironmentKind, IdentifyRow, StoredEvent } from '../stores/records';
 
 export interface RoutedEvents {
   identify: Omit<IdentifyRow, 'id'>[];

@@ -1,4 +1,5 @@
-import type { ClaimedRow, IdentifyQueueStore } from '../stores/contracts';
+import type { IdentifyQueueStore } from '../stores/contracts';
+import type { ClaimedRow } from '../stores/records';
 import { isRecord } from '../../src/shared/guards';
 import { HttpError } from '../http/responses';
 import { parseJsonBody } from '../http/request-body';

@@ -9,8 +9,8 @@ import { HttpError } from '../http/responses';
 import { isJsonContentType, parseJsonBody } from '../http/request-body';
 import type { Route, RouteRequest } from '../http/router';
 import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
-import type { KeyKind, KeyRecord, ReferenceServerStores } from '../stores/stores';
-import type { AnalyticsStore, IdentifyQueueStore } from '../stores/contracts';
+import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
+import type { KeyKind, KeyRecord } from '../stores/records';
 
 /** Where accepted identify events and production evaluations go: memory, or Postgres. */
 export interface EventStores {

@@ -1,6 +1,34 @@
+/**
+ * The stores of the reference server, and the words for them (one word, one thing):
+ *
+ * - A **store** holds one kind of server data behind a narrow contract; an **engine** is
+ *   where a store keeps it: memory, Redis or Postgres (its `engine` member; EngineError when
+ *   one fails). The protocol names three stores, each with one contract below:
+ * - The **control store** ({@link ControlStore}): environments with their snapshots and
+ *   `current` version, SDK keys with their revocations, and traits; in memory, or on Redis
+ *   shared by every instance, which hear each other's changes.
+ * - The **identify queue** ({@link IdentifyQueueStore}): identify rows, which consumers claim
+ *   and acknowledge; in memory, or on Postgres.
+ * - The **analytics store** ({@link AnalyticsStore}): production evaluation events; in memory,
+ *   or on Postgres.
+ * - The **working copy** (working-copy.ts): this instance's copy of the control store, read
+ *   synchronously by the request paths and the stream: its environment, key and trait stores.
+ *   Writes go to the control store first, then to the working copy. On the memory engine the
+ *   control store is the working copy.
+ * - A **log** (bounded-log.ts): entries in memory in arrival order, bounded by the limits: the
+ *   identify log and the analytics event log behind the memory engine, and the diagnostics,
+ *   which stay in memory whatever the engines.
+ * - {@link ReferenceServerStores} (`server.stores`) is what one instance holds in memory, for
+ *   tests to read; open-stores.ts opens an instance's stores on their engines.
+ */
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import type { LogPage } from './bounded-log';
-import type { EnvironmentKind, IdentifyRow, KeyRecord, StoredEvent, Traits } from './stores';
+import type { EnvironmentStore } from './environment-store';
+import type { EventLog } from './event-log';
+import type { IdentifyLog } from './identify-log';
+import type { KeyStore } from './key-store';
+import type { ClaimedRow, EnvironmentKind, Evictions, IdentifyRow, KeyRecord, StoredEvent, Traits } from './records';
+import type { TraitStore } from './trait-store';
 
 /** Everything the control store holds, as {@link ControlStore.load} reads it. */
 export interface ControlState {
@@ -57,11 +85,6 @@ export interface ControlStore {
   close(): Promise<void>;
 }
 
-/** An identify row once a consumer claimed it. */
-export interface ClaimedRow extends IdentifyRow {
-  readonly claimedAt: string;
-}
-
 /** The identify queue (protocol.md §4): producers append, consumers claim and acknowledge. */
 export interface IdentifyQueueStore {
   readonly engine: 'memory' | 'postgres';
@@ -89,4 +112,18 @@ export interface AnalyticsStore {
   /** The newest `limit` events older than the cursor `before`, oldest first. */
   page(limit: number, before?: number): Promise<LogPage<StoredEvent>>;
   close(): Promise<void>;
+}
+
+/** What one instance holds in memory: plain objects, readable by tests. */
+export interface ReferenceServerStores {
+  readonly environments: EnvironmentStore;
+  readonly keys: KeyStore;
+  readonly traits: TraitStore;
+  readonly identifyQueue: IdentifyLog;
+  /** Production `evaluation` events. */
+  readonly analytics: EventLog;
+  /** Every other event, staging evaluations included. */
+  readonly diagnostics: EventLog;
+  /** Counted as the limits evict and refuse. */
+  readonly evictions: Evictions;
 }

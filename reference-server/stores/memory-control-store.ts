@@ -1,5 +1,5 @@
 import type { ControlSeed, ControlState, ControlStore } from './contracts';
-import type { WorkingBounds, WorkingCopy } from './working-copy';
+import type { WorkingCopy, WorkingCopyBounds } from './working-copy';
 import { stateFromSeed, workingCopyFrom } from './working-copy';
 
 /** The default control store: the working copy itself, so every write applies before the call returns. */
@@ -10,7 +10,7 @@ export interface MemoryControlStore extends ControlStore {
 
 const EMPTY: ControlState = { environments: [], keys: [], traits: [] };
 
-export function createMemoryControlStore(bounds?: WorkingBounds): MemoryControlStore {
+export function createMemoryControlStore(bounds?: WorkingCopyBounds): MemoryControlStore {
   let working = workingCopyFrom(EMPTY, bounds);
   const resolved = <T>(value: T) => Promise.resolve(value);
   return {

@@ -1,5 +1,7 @@
-import type { EventLog, IdentifyQueue, IdentifyRow } from './stores';
-import type { AnalyticsStore, ClaimedRow, IdentifyQueueStore } from './contracts';
+import type { EventLog } from './event-log';
+import type { IdentifyLog } from './identify-log';
+import type { ClaimedRow, IdentifyRow } from './records';
+import type { AnalyticsStore, IdentifyQueueStore } from './contracts';
 
 /** The newest `limit` entries, oldest first (all without a limit). */
 export function newest<T>(entries: readonly T[], limit?: number): T[] {
@@ -8,7 +10,7 @@ export function newest<T>(entries: readonly T[], limit?: number): T[] {
 }
 
 /** The identify queue in memory: the server's own `stores.identifyQueue`, plus claims. */
-export function createMemoryIdentifyQueueStore(queue: IdentifyQueue, now: () => number = Date.now): IdentifyQueueStore {
+export function createMemoryIdentifyQueueStore(queue: IdentifyLog, now: () => number = Date.now): IdentifyQueueStore {
   /** Row id → when its claim lapses. */
   const claims = new Map<number, number>();
   return {

@@ -1,15 +1,16 @@
 import type { ServerConfig } from '../config';
-import type { EventLog, IdentifyQueue } from './stores';
+import type { EventLog } from './event-log';
+import type { IdentifyLog } from './identify-log';
 import type { AnalyticsStore, ControlChange, ControlSeed, ControlStore, IdentifyQueueStore } from './contracts';
 import { createMemoryAnalyticsStore, createMemoryIdentifyQueueStore } from './memory-event-stores';
 import { createMemoryControlStore } from './memory-control-store';
 import type { ModuleImporter } from './optional-package';
 import { openPostgresEventStores } from './postgres-event-stores';
 import { openRedisControlStore } from './redis-control-store';
-import type { WorkingBounds, WorkingCopy } from './working-copy';
+import type { WorkingCopy, WorkingCopyBounds } from './working-copy';
 import { workingCopyFrom } from './working-copy';
 
-export interface EngineOptions {
+export interface StoreOptions {
   redis?: string | undefined;
   redisPrefix?: string | undefined;
   postgres?: string | undefined;
@@ -17,11 +18,11 @@ export interface EngineOptions {
   /** Test seam: how `ioredis` and `pg` are imported. */
   importer?: ModuleImporter;
   /** What the working copy keeps at most. @default no bound */
-  bounds?: WorkingBounds;
+  bounds?: WorkingCopyBounds;
 }
 
-/** The stores of one instance, wherever they live. */
-export interface Engines {
+/** The stores of one instance, opened on their engines. */
+export interface InstanceStores {
   readonly control: ControlStore;
   readonly working: WorkingCopy;
   readonly identifyQueue: IdentifyQueueStore;
@@ -42,7 +43,7 @@ export function seedFromConfig(config: ServerConfig): ControlSeed {
   };
 }
 
-async function openControl(options: EngineOptions, seed: ControlSeed) {
+async function openControl(options: StoreOptions, seed: ControlSeed) {
   if (options.redis === undefined) {
     const memory = createMemoryControlStore(options.bounds);
     await memory.seedIfEmpty(seed);
@@ -71,11 +72,11 @@ async function openControl(options: EngineOptions, seed: ControlSeed) {
  * instance's working copy of it, and the identify queue and analytics store (memory, or
  * Postgres with `postgres`). Whatever opened is closed again if a later one fails.
  */
-export async function openEngines(
-  options: EngineOptions,
+export async function openStores(
+  options: StoreOptions,
   config: ServerConfig,
-  memory: { identifyQueue: IdentifyQueue; analytics: EventLog },
-): Promise<Engines> {
+  memory: { identifyQueue: IdentifyLog; analytics: EventLog },
+): Promise<InstanceStores> {
   const { control, working, heard, stopHearing } = await openControl(options, seedFromConfig(config));
   let events: { identifyQueue: IdentifyQueueStore; analytics: AnalyticsStore; close(): Promise<void> };
   try {
@@ -100,7 +101,7 @@ export async function openEngines(
     identifyQueue: events.identifyQueue,
     analytics: events.analytics,
     listen(listener) {
-      if (stopListening) throw new Error('openEngines: listen() takes one listener, once');
+      if (stopListening) throw new Error('openStores: listen() takes one listener, once');
       // Synchronous from here to the subscribe: no change can arrive in between.
       stopHearing();
       for (const change of heard.splice(0)) listener(change);

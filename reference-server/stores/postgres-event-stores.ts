@@ -1,6 +1,6 @@
 import type { Pool, QueryResultRow } from 'pg';
-import type { IdentifyRow, StoredEvent, Traits } from './stores';
-import type { AnalyticsStore, ClaimedRow, IdentifyQueueStore } from './contracts';
+import type { ClaimedRow, IdentifyRow, StoredEvent, Traits } from './records';
+import type { AnalyticsStore, IdentifyQueueStore } from './contracts';
 import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import type { EnvironmentKind, KeyRecord, Traits } from './stores';
+import type { EnvironmentKind, KeyRecord, Traits } from './records';
 import type { ControlChange, ControlSeed, ControlState, ControlStore, PublishOutcome } from './contracts';
 import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';

@@ -1,5 +1,9 @@
-import type { EnvironmentStore, KeyStore, TraitStore } from './stores';
-import { createEnvironmentStore, createKeyStore, createTraitStore } from './stores';
+import type { EnvironmentStore } from './environment-store';
+import type { KeyStore } from './key-store';
+import type { TraitStore } from './trait-store';
+import { createEnvironmentStore } from './environment-store';
+import { createKeyStore } from './key-store';
+import { createTraitStore } from './trait-store';
 import type { ControlChange, ControlSeed, ControlState } from './contracts';
 
 /** The stores the request paths read synchronously: each instance's copy of the control store. */
@@ -10,13 +14,13 @@ export interface WorkingCopy {
 }
 
 /** What a working copy keeps at most (limits.ts), and where it counts what it drops. */
-export interface WorkingBounds {
+export interface WorkingCopyBounds {
   snapshotVersions: number;
   traitUsers: number;
   onEvict(what: 'snapshotVersions' | 'traitUsers'): void;
 }
 
-export function workingCopyFrom(state: ControlState, bounds?: WorkingBounds): WorkingCopy {
+export function workingCopyFrom(state: ControlState, bounds?: WorkingCopyBounds): WorkingCopy {
   const initial = state.environments.flatMap(({ id, kind, current, snapshots }) => {
     const snapshot = snapshots.find((s) => s.version === current);
     return snapshot ? [{ id, kind, snapshot }] : [];

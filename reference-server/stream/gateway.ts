@@ -5,7 +5,7 @@ import type { RawData, ServerOptions, WebSocket } from 'ws';
 import { checkSdkKey } from '../http/auth';
 import { errorBody, writeRawError } from '../http/responses';
 import { splitTarget } from '../http/router';
-import type { ReferenceServerStores } from '../stores/stores';
+import type { ReferenceServerStores } from '../stores/contracts';
 import { handshakeRefusal, keyFromHandshake, selectProtocol } from './handshake';
 import { startHeartbeat } from './heartbeat';
 import type { ServerLimits } from '../limits';

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../src/snapshot/snapshot-types';
-import type { Traits } from '../stores/stores';
+import type { Traits } from '../stores/records';
 
 /** Limits of protocol.md §9. */
 export const EVENT_LIMITS = {

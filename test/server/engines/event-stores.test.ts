@@ -5,8 +5,9 @@ import { createMemoryAnalyticsStore, createMemoryIdentifyQueueStore } from '../.
 import pg from 'pg';
 import { openPostgresEventStores } from '../../../reference-server/stores/postgres-event-stores';
 import { CLAIM_IDENTIFY_SQL } from '../../../reference-server/stores/postgres-schema';
-import type { StoredEvent } from '../../../reference-server/stores/stores';
-import { createEventLog, createIdentifyQueue } from '../../../reference-server/stores/stores';
+import type { StoredEvent } from '../../../reference-server/stores/records';
+import { createEventLog } from '../../../reference-server/stores/event-log';
+import { createIdentifyLog } from '../../../reference-server/stores/identify-log';
 import { describeWithBinaries } from '../../helpers/engine-binaries';
 import { postgresNeed, usePostgresProcess } from './engines-fixture';
 
@@ -93,7 +94,7 @@ function eventContract(engine: () => EventEngine): void {
 describe('event store contracts: memory', () => {
   eventContract(() => ({
     open: async () => ({
-      queue: createMemoryIdentifyQueueStore(createIdentifyQueue()),
+      queue: createMemoryIdentifyQueueStore(createIdentifyLog()),
       analytics: createMemoryAnalyticsStore(createEventLog()),
       close: async () => undefined,
     }),

@@ -1,26 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, USAGE } from '../../../reference-server/cli-main';
-import { openEngines } from '../../../reference-server/stores/open-stores';
+import { openStores } from '../../../reference-server/stores/open-stores';
 import { loadOptionalPackage, MissingPackageError } from '../../../reference-server/stores/optional-package';
 import { demoConfig } from '../../../reference-server/index';
-import { createEventLog, createIdentifyQueue } from '../../../reference-server/stores/stores';
+import { createEventLog } from '../../../reference-server/stores/event-log';
+import { createIdentifyLog } from '../../../reference-server/stores/identify-log';
 
 /** What Node's import() throws for a package that is not installed. */
 function notInstalled(name: string): Error {
   return Object.assign(new Error(`Cannot find package '${name}' imported from /app/dist/reference-server/index.js`), { code: 'ERR_MODULE_NOT_FOUND' });
 }
 
-const memory = () => ({ identifyQueue: createIdentifyQueue(), analytics: createEventLog() });
+const memory = () => ({ identifyQueue: createIdentifyLog(), analytics: createEventLog() });
 
 describe('optional engine packages', () => {
   it('names the package to install when --redis or --postgres finds it missing', async () => {
     const importer = async (name: string) => {
       throw notInstalled(name);
     };
-    const redis = openEngines({ redis: 'redis://127.0.0.1:6379', importer }, demoConfig(), memory());
+    const redis = openStores({ redis: 'redis://127.0.0.1:6379', importer }, demoConfig(), memory());
     await expect(redis).rejects.toThrow(new MissingPackageError('--redis', 'ioredis'));
     await expect(redis).rejects.toThrow('--redis needs the ioredis package: npm install ioredis');
-    const postgres = openEngines({ postgres: 'postgres://127.0.0.1/flagplane', importer }, demoConfig(), memory());
+    const postgres = openStores({ postgres: 'postgres://127.0.0.1/flagplane', importer }, demoConfig(), memory());
     await expect(postgres).rejects.toThrow('--postgres needs the pg package: npm install pg');
   });
 
@@ -35,7 +36,7 @@ describe('optional engine packages', () => {
 
   it('loads nothing without --redis and --postgres', async () => {
     const imported: string[] = [];
-    const engines = await openEngines({ importer: async (name) => imported.push(name) }, demoConfig(), memory());
+    const engines = await openStores({ importer: async (name) => imported.push(name) }, demoConfig(), memory());
     expect(imported).toEqual([]);
     expect([engines.control.engine, engines.identifyQueue.engine, engines.analytics.engine]).toEqual(['memory', 'memory', 'memory']);
     await engines.close();
