@@ -3,7 +3,7 @@ export { startReferenceServer } from './server';
 export type { PublishableSnapshot, ReferenceServer, ReferenceServerOptions } from './server';
 export { ConfigError, demoConfig, loadConfigFile, parseServerConfig } from './config';
 export type { EnvironmentConfig, KeyConfig, ServerConfig } from './config';
-export type { EnvironmentKind, IdentifyRow, KeyKind, KeyRecord, StoredEvent, Traits } from './stores/records';
+export type { EnvironmentKind, IdentifyRow, KeyKind, KeyRecord, StoredEvent, StoredTraits, StoredTraits as Traits } from './stores/records';
 export type { EnvironmentRecord, EnvironmentStore, SnapshotKv } from './stores/environment-store';
 export type { EventLog } from './stores/event-log';
 export type { IdentifyLog as IdentifyQueue } from './stores/identify-log';

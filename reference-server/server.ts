@@ -15,7 +15,7 @@ import { applyRemoteChange, createServerActions } from './server-actions';
 import { generateAdminToken } from './http/sdk-keys';
 import type { SnapshotDraft } from './validation/snapshot-structure';
 import type { ReferenceServerStores } from './stores/contracts';
-import type { Evictions, KeyKind, Traits } from './stores/records';
+import type { Evictions, KeyKind, StoredTraits } from './stores/records';
 import { createEventLog } from './stores/event-log';
 import { createIdentifyLog } from './stores/identify-log';
 import { createStreamGateway } from './stream/gateway';
@@ -88,7 +88,7 @@ export interface ReferenceServer {
   /** Revokes a key: 401 from then on, and its streams close with 4403. Rejects for an unknown key. */
   revokeKey(key: string): Promise<void>;
   /** Replaces the trait overlay of a user. */
-  setTraits(environmentId: string, userId: string, traits: Traits): Promise<void>;
+  setTraits(environmentId: string, userId: string, traits: StoredTraits): Promise<void>;
   /**
    * Closes streams with 1001, clears every timer, gives in-flight requests up to 2 s to finish,
    * releases the port, then closes the Redis connections and the Postgres pool.
@@ -148,8 +148,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const gateway = createStreamGateway({ stores, ...durations, limits });
   const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
   opened.listen((change) => applyRemoteChange(opened.working, gateway, change));
-  const streams = (environmentId: string) =>
-    [...gateway.connections].filter((c) => c.phase === 'open' && c.subscribed && c.environmentId === environmentId).length;
+  const streams = (environmentId: string) => gateway.subscribersOf(environmentId).length;
   const routes = [
     ...createSdkRoutes(stores, opened, createRateLimiter(limits.requestsPerSecondPerKey)),
     ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams }),

@@ -1,14 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpError } from './responses';
+import { RouteError } from './responses';
 import { SDK_KEY_PATTERN } from './sdk-keys';
 import type { KeyStore } from '../stores/key-store';
 import type { KeyRecord } from '../stores/records';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer' } as const;
 
-function unauthorized(message: string): HttpError {
-  return new HttpError(401, 'unauthorized', message, undefined, CHALLENGE);
+function unauthorized(message: string): RouteError {
+  return new RouteError(401, 'unauthorized', message, undefined, CHALLENGE);
 }
 
 /** The token of `Authorization: Bearer <token>`, or `undefined` when absent or another scheme. */

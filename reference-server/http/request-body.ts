@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { HttpError } from './responses';
+import { RouteError } from './responses';
 
 /** The client went away before its body arrived: not a server fault, so never reported. */
 export class RequestAbortedError extends Error {
@@ -9,8 +9,8 @@ export class RequestAbortedError extends Error {
   }
 }
 
-function tooLarge(limit: number): HttpError {
-  return new HttpError(413, 'payload_too_large', `the body exceeds the limit of ${limit} bytes`);
+function tooLarge(limit: number): RouteError {
+  return new RouteError(413, 'payload_too_large', `the body exceeds the limit of ${limit} bytes`);
 }
 
 /**
@@ -58,11 +58,11 @@ export function parseJsonBody(body: Buffer): unknown {
   try {
     text = utf8.decode(body);
   } catch {
-    throw new HttpError(400, 'invalid_json', 'the body is not valid UTF-8');
+    throw new RouteError(400, 'invalid_json', 'the body is not valid UTF-8');
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, 'invalid_json', `the body is not JSON: ${(error as Error).message}`);
+    throw new RouteError(400, 'invalid_json', `the body is not JSON: ${(error as Error).message}`);
   }
 }

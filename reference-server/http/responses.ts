@@ -33,8 +33,8 @@ export interface HandlerResult {
 }
 
 /** Thrown by handlers for an expected failure; the router turns it into the error shape. */
-export class HttpError extends Error {
-  override readonly name = 'HttpError';
+export class RouteError extends Error {
+  override readonly name = 'RouteError';
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
@@ -61,7 +61,7 @@ export function errorBody(code: ErrorCode, message: string, path?: string): Erro
   return { error: path === undefined ? { code, message } : { code, message, path } };
 }
 
-export function errorResult(error: HttpError): HandlerResult {
+export function errorResult(error: RouteError): HandlerResult {
   return { status: error.status, headers: error.headers, body: errorBody(error.code, error.message, error.path) };
 }
 

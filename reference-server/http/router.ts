@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { HandlerResult } from './responses';
-import { CORS_HEADERS, errorBody, errorResult, HttpError, PREFLIGHT_HEADERS, writeResult } from './responses';
+import { CORS_HEADERS, errorBody, errorResult, RouteError, PREFLIGHT_HEADERS, writeResult } from './responses';
 import { readBody, RequestAbortedError } from './request-body';
 
 /** What a handler sees of a request. */
-export interface RouteRequest {
+export interface HandlerRequest {
   readonly method: string;
   readonly path: string;
   /** Decoded `:name` segments of the pattern. */
@@ -14,7 +14,7 @@ export interface RouteRequest {
   readBody(limit: number): Promise<Buffer>;
 }
 
-export type RouteHandler = (request: RouteRequest) => HandlerResult | Promise<HandlerResult>;
+export type RouteHandler = (request: HandlerRequest) => HandlerResult | Promise<HandlerResult>;
 
 export interface Route {
   /** Literal segments and `:name` placeholders, e.g. `/admin/v1/environments/:id/snapshot`. */
@@ -77,20 +77,20 @@ function allowedMethods(route: Route, cors: boolean): string {
 async function dispatch(routes: readonly Route[], req: IncomingMessage, path: string, query: URLSearchParams, cors: boolean): Promise<HandlerResult> {
   const method = req.method ?? 'GET';
   const found = findRoute(routes, path);
-  if (!found) throw new HttpError(404, 'not_found', `no route ${path}`);
+  if (!found) throw new RouteError(404, 'not_found', `no route ${path}`);
   const { route, params } = found;
   if (cors && method === 'OPTIONS') return { status: 204, headers: PREFLIGHT_HEADERS };
   const handler = route.methods[method];
   if (!handler) {
     const allow = allowedMethods(route, cors);
-    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allow}`, undefined, { Allow: allow });
+    throw new RouteError(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allow}`, undefined, { Allow: allow });
   }
   return handler({ method, path, params, query, headers: req.headers, readBody: (limit) => readBody(req, limit) });
 }
 
 /**
  * The `request` listener: matches a route, answers 404/405/preflight itself, and turns
- * anything a handler throws into the one error shape. A non-HttpError is a bug: 500.
+ * anything a handler throws into the one error shape. A non-RouteError is a bug: 500.
  */
 export function createRequestListener(
   routes: readonly Route[],
@@ -106,7 +106,7 @@ export function createRequestListener(
     }
   };
   const failureResult = (error: unknown): HandlerResult => {
-    if (error instanceof HttpError) return errorResult(error);
+    if (error instanceof RouteError) return errorResult(error);
     reportInternal(error);
     return { status: 500, body: errorBody('internal', 'internal server error') };
   };
@@ -117,7 +117,7 @@ export function createRequestListener(
     try {
       // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
       if (req.httpVersion === '1.1' && req.headers.host === undefined) {
-        throw new HttpError(400, 'invalid_request', 'the Host header is required in HTTP/1.1', 'Host');
+        throw new RouteError(400, 'invalid_request', 'the Host header is required in HTTP/1.1', 'Host');
       }
       guard(path, req.headers);
       result = await dispatch(routes, req, path, query, cors);

@@ -1,7 +1,7 @@
 import type { HandlerResult } from '../http/responses';
-import { HttpError } from '../http/responses';
+import { RouteError } from '../http/responses';
 import { parseJsonBody } from '../http/request-body';
-import type { Route, RouteRequest } from '../http/router';
+import type { Route, HandlerRequest } from '../http/router';
 import type { ServerActions } from '../server-actions';
 import type { LogPage } from '../stores/bounded-log';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
@@ -25,14 +25,14 @@ export interface AdminRouteDeps {
 export const PAGE_SIZE = { default: 100, max: 1000 };
 
 /** `?limit=` and `?cursor=` of a listing: how many entries, and older than which. */
-function pageRequest(request: RouteRequest): { limit: number; before: number | undefined } {
+function pageRequest(request: HandlerRequest): { limit: number; before: number | undefined } {
   const limit = request.query.get('limit') ?? String(PAGE_SIZE.default);
   if (!/^\d{1,9}$/.test(limit) || Number(limit) > PAGE_SIZE.max) {
-    throw new HttpError(400, 'invalid_request', `limit must be an integer from 0 to ${PAGE_SIZE.max}`, 'limit');
+    throw new RouteError(400, 'invalid_request', `limit must be an integer from 0 to ${PAGE_SIZE.max}`, 'limit');
   }
   const cursor = request.query.get('cursor');
   if (cursor !== null && !/^[1-9]\d{0,15}$/.test(cursor)) {
-    throw new HttpError(400, 'invalid_request', 'cursor must be the nextCursor of an earlier page', 'cursor');
+    throw new RouteError(400, 'invalid_request', 'cursor must be the nextCursor of an earlier page', 'cursor');
   }
   return { limit: Number(limit), before: cursor === null ? undefined : Number(cursor) };
 }
@@ -43,7 +43,7 @@ function pageRequest(request: RouteRequest): { limit: number; before: number | u
  */
 async function listing<T>(
   name: string,
-  request: RouteRequest,
+  request: HandlerRequest,
   read: (limit: number, before?: number) => LogPage<T> | Promise<LogPage<T>>,
 ): Promise<HandlerResult> {
   const { limit, before } = pageRequest(request);
@@ -53,11 +53,11 @@ async function listing<T>(
   return { status: 200, body: page };
 }
 
-async function readJson(request: RouteRequest): Promise<unknown> {
+async function readJson(request: HandlerRequest): Promise<unknown> {
   return parseJsonBody(await request.readBody(ADMIN_BODY_LIMIT));
 }
 
-function param(request: RouteRequest, name: string): string {
+function param(request: HandlerRequest, name: string): string {
   const value = request.params[name];
   if (value === undefined) throw new Error(`route has no :${name} parameter`);
   return value;
@@ -69,9 +69,9 @@ function param(request: RouteRequest, name: string): string {
  */
 export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams }: AdminRouteDeps): Route[] {
   const ok = (body: unknown, status = 200): HandlerResult => ({ status, body });
-  const environment = (request: RouteRequest) => {
+  const environment = (request: HandlerRequest) => {
     const id = param(request, 'id');
-    if (!stores.environments.get(id)) throw new HttpError(404, 'not_found', `unknown environment "${id}"`);
+    if (!stores.environments.get(id)) throw new RouteError(404, 'not_found', `unknown environment "${id}"`);
     return id;
   };
 

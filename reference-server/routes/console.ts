@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HttpError } from '../http/responses';
+import { RouteError } from '../http/responses';
 import type { Route } from '../http/router';
 
 /** The console's page: its script does the rest (reference-server/console/). */
@@ -33,7 +33,7 @@ export function createConsoleRoutes(consoleDir: string): Route[] {
     try {
       return readFileSync(join(consoleDir, 'console.js'), 'utf8');
     } catch {
-      throw new HttpError(404, 'not_found', `the console is not built (no console.js in ${consoleDir}): run npm run build`);
+      throw new RouteError(404, 'not_found', `the console is not built (no console.js in ${consoleDir}): run npm run build`);
     }
   };
   return [

@@ -1,9 +1,9 @@
 import type { IdentifyQueueStore } from '../stores/contracts';
 import type { ClaimedRow } from '../stores/records';
 import { isRecord } from '../../src/shared/guards';
-import { HttpError } from '../http/responses';
+import { RouteError } from '../http/responses';
 import { parseJsonBody } from '../http/request-body';
-import type { Route, RouteRequest } from '../http/router';
+import type { Route, HandlerRequest } from '../http/router';
 
 /** A claim answers at most this many rows. */
 export const CLAIM_LIMIT = 1000;
@@ -13,23 +13,23 @@ export const DEFAULT_LEASE_MS = 30_000;
 
 const BODY_LIMIT = 64 * 1024;
 
-async function bodyObject(request: RouteRequest): Promise<Record<string, unknown>> {
+async function bodyObject(request: HandlerRequest): Promise<Record<string, unknown>> {
   const body = parseJsonBody(await request.readBody(BODY_LIMIT));
-  if (!isRecord(body)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object');
+  if (!isRecord(body)) throw new RouteError(400, 'invalid_request', 'the body must be a JSON object');
   return body;
 }
 
 function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new HttpError(400, 'invalid_request', `${name} must be an integer from ${min} to ${max}`, name);
+    throw new RouteError(400, 'invalid_request', `${name} must be an integer from ${min} to ${max}`, name);
   }
   return value;
 }
 
 function ids(value: unknown): number[] {
   if (!Array.isArray(value) || value.length > CLAIM_LIMIT || !value.every((id) => Number.isSafeInteger(id) && id > 0)) {
-    throw new HttpError(400, 'invalid_request', `ids must be an array of at most ${CLAIM_LIMIT} row ids`, 'ids');
+    throw new RouteError(400, 'invalid_request', `ids must be an array of at most ${CLAIM_LIMIT} row ids`, 'ids');
   }
   return value as number[];
 }
@@ -39,9 +39,9 @@ function ids(value: unknown): number[] {
  * rows, handle them, acknowledge them. Unacknowledged rows are claimable again after the lease.
  */
 export function createQueueRoutes(queue: IdentifyQueueStore, environmentExists: (id: string) => boolean): Route[] {
-  const environment = (request: RouteRequest) => {
+  const environment = (request: HandlerRequest) => {
     const id = request.params.id ?? '';
-    if (!environmentExists(id)) throw new HttpError(404, 'not_found', `unknown environment "${id}"`);
+    if (!environmentExists(id)) throw new RouteError(404, 'not_found', `unknown environment "${id}"`);
     return id;
   };
   return [

@@ -5,9 +5,9 @@ import { ifNoneMatchHits, snapshotEtag } from '../http/etag';
 import { EVENT_LIMITS, validateEventBatch } from '../validation/event-batch';
 import { routeEvents, storeRoutedEvents } from './event-routing';
 import type { HandlerResult } from '../http/responses';
-import { HttpError } from '../http/responses';
+import { RouteError } from '../http/responses';
 import { isJsonContentType, parseJsonBody } from '../http/request-body';
-import type { Route, RouteRequest } from '../http/router';
+import type { Route, HandlerRequest } from '../http/router';
 import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
 import type { KeyKind, KeyRecord } from '../stores/records';
@@ -27,8 +27,8 @@ export function snapshotForKey(snapshot: FlagSnapshot, kind: KeyKind): FlagSnaps
   return { ...snapshot, flags };
 }
 
-function invalidRequest(path: string, message: string): HttpError {
-  return new HttpError(400, 'invalid_request', message, path);
+function invalidRequest(path: string, message: string): RouteError {
+  return new RouteError(400, 'invalid_request', message, path);
 }
 
 /** The request header that carries the minimum version (protocol.md §3). */
@@ -60,7 +60,7 @@ export function parseMinVersion(query: URLSearchParams, headers: IncomingHttpHea
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The request's SDK key, once it is known and within its rate (a 401 or a 429 otherwise). */
-type Authorize = (request: RouteRequest) => KeyRecord;
+type Authorize = (request: HandlerRequest) => KeyRecord;
 
 function createAuthorize(stores: ReferenceServerStores, limiter: RateLimiter): Authorize {
   return (request) => {
@@ -68,7 +68,7 @@ function createAuthorize(stores: ReferenceServerStores, limiter: RateLimiter): A
     const waitMs = limiter.take(key.key);
     if (waitMs > 0) {
       stores.evictions.requestsLimited += 1;
-      throw new HttpError(429, 'rate_limited', 'too many requests with this SDK key: retry after Retry-After seconds', undefined, {
+      throw new RouteError(429, 'rate_limited', 'too many requests with this SDK key: retry after Retry-After seconds', undefined, {
         'Retry-After': String(Math.ceil(waitMs / 1000)),
       });
     }
@@ -92,7 +92,7 @@ function createSnapshotBodies() {
   };
 }
 
-function getSnapshot(stores: ReferenceServerStores, authorize: Authorize, bodyOf: ReturnType<typeof createSnapshotBodies>, request: RouteRequest): HandlerResult {
+function getSnapshot(stores: ReferenceServerStores, authorize: Authorize, bodyOf: ReturnType<typeof createSnapshotBodies>, request: HandlerRequest): HandlerResult {
   const key = authorize(request);
   parseMinVersion(request.query, request.headers);
   const snapshot = stores.environments.current(key.environmentId);
@@ -103,14 +103,14 @@ function getSnapshot(stores: ReferenceServerStores, authorize: Authorize, bodyOf
   return { status: 200, headers, file: { contentType: JSON_TYPE, content: bodyOf(key.environmentId, key.kind, snapshot) } };
 }
 
-async function postEvents(stores: ReferenceServerStores, authorize: Authorize, events: EventStores, request: RouteRequest): Promise<HandlerResult> {
+async function postEvents(stores: ReferenceServerStores, authorize: Authorize, events: EventStores, request: HandlerRequest): Promise<HandlerResult> {
   const key = authorize(request);
   if (!isJsonContentType(request.headers)) {
-    throw new HttpError(415, 'unsupported_media_type', 'the events body must be sent as Content-Type: application/json');
+    throw new RouteError(415, 'unsupported_media_type', 'the events body must be sent as Content-Type: application/json');
   }
   const body = parseJsonBody(await request.readBody(EVENT_LIMITS.bodyBytes));
   const check = validateEventBatch(body);
-  if (!check.ok) throw new HttpError(400, 'invalid_batch', check.message, check.path);
+  if (!check.ok) throw new RouteError(400, 'invalid_batch', check.message, check.path);
   const environment = stores.environments.get(key.environmentId);
   if (!environment) throw new Error(`environment "${key.environmentId}" is missing`);
   const routed = routeEvents(check.batch.events, environment, new Date().toISOString());
@@ -118,7 +118,7 @@ async function postEvents(stores: ReferenceServerStores, authorize: Authorize, e
   return { status: 202, body: { accepted: check.batch.events.length } };
 }
 
-function getIdentity(stores: ReferenceServerStores, authorize: Authorize, request: RouteRequest): HandlerResult {
+function getIdentity(stores: ReferenceServerStores, authorize: Authorize, request: HandlerRequest): HandlerResult {
   const key = authorize(request);
   const userIds = request.query.getAll('userId');
   const [userId] = userIds;
@@ -130,7 +130,7 @@ function getIdentity(stores: ReferenceServerStores, authorize: Authorize, reques
 }
 
 function streamWithoutUpgrade(): HandlerResult {
-  throw new HttpError(426, 'upgrade_required', 'this route is a WebSocket: connect with Upgrade: websocket', undefined, {
+  throw new RouteError(426, 'upgrade_required', 'this route is a WebSocket: connect with Upgrade: websocket', undefined, {
     Upgrade: 'websocket',
   });
 }

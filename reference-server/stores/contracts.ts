@@ -27,21 +27,21 @@ import type { EnvironmentStore } from './environment-store';
 import type { EventLog } from './event-log';
 import type { IdentifyLog } from './identify-log';
 import type { KeyStore } from './key-store';
-import type { ClaimedRow, EnvironmentKind, Evictions, IdentifyRow, KeyRecord, StoredEvent, Traits } from './records';
+import type { ClaimedRow, EnvironmentKind, Evictions, IdentifyRow, KeyRecord, StoredEvent, StoredTraits } from './records';
 import type { TraitStore } from './trait-store';
 
 /** Everything the control store holds, as {@link ControlStore.load} reads it. */
 export interface ControlState {
   environments: Array<{ id: string; kind: EnvironmentKind; current: number; snapshots: FlagSnapshot[] }>;
   keys: KeyRecord[];
-  traits: Array<{ environmentId: string; userId: string; traits: Traits }>;
+  traits: Array<{ environmentId: string; userId: string; traits: StoredTraits }>;
 }
 
 /** What a config seeds into an empty control store. */
 export interface ControlSeed {
   environments: Array<{ id: string; kind: EnvironmentKind; snapshot: FlagSnapshot }>;
   keys: Array<Omit<KeyRecord, 'revoked'>>;
-  traits: Array<{ environmentId: string; userId: string; traits: Traits }>;
+  traits: Array<{ environmentId: string; userId: string; traits: StoredTraits }>;
 }
 
 export type PublishOutcome =
@@ -54,7 +54,7 @@ export type ControlChange =
   | { kind: 'published'; environmentId: string; snapshot: FlagSnapshot }
   | { kind: 'key-added'; record: Omit<KeyRecord, 'revoked'> }
   | { kind: 'key-revoked'; key: string }
-  | { kind: 'traits-set'; environmentId: string; userId: string; traits: Traits }
+  | { kind: 'traits-set'; environmentId: string; userId: string; traits: StoredTraits }
   | { kind: 'resync'; environmentId: string };
 
 /**
@@ -77,7 +77,7 @@ export interface ControlStore {
   addKey(record: Omit<KeyRecord, 'revoked'>): Promise<boolean>;
   /** False for an unknown key. */
   revokeKey(key: string): Promise<boolean>;
-  setTraits(environmentId: string, userId: string, traits: Traits): Promise<void>;
+  setTraits(environmentId: string, userId: string, traits: StoredTraits): Promise<void>;
   /** Tells the other instances' streams to resync. */
   announceResync(environmentId: string): Promise<void>;
   /** Calls `listener` with each change made through another store on the same data; returns the unsubscribe. */

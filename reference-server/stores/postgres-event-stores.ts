@@ -1,5 +1,5 @@
 import type { Pool, QueryResultRow } from 'pg';
-import type { ClaimedRow, IdentifyRow, StoredEvent, Traits } from './records';
+import type { ClaimedRow, IdentifyRow, StoredEvent, StoredTraits } from './records';
 import type { AnalyticsStore, IdentifyQueueStore } from './contracts';
 import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
@@ -44,7 +44,7 @@ function identifyRow(row: QueryResultRow): IdentifyRow {
     id: Number(row.id),
     environmentId: row.environment_id as string,
     userId: row.user_id as string,
-    traits: row.traits as Traits,
+    traits: row.traits as StoredTraits,
     receivedAt: (row.received_at as Date).toISOString(),
   };
 }

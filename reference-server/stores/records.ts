@@ -6,7 +6,8 @@ export type EnvironmentKind = 'production' | 'staging';
 /** `client` keys see only `clientSide: true` flags (protocol.md §1). */
 export type KeyKind = 'server' | 'client';
 
-export type Traits = { [name: string]: JsonValue };
+/** A user's trait overlay as the server stores it (protocol.md §4). */
+export type StoredTraits = { [name: string]: JsonValue };
 
 export interface KeyRecord {
   readonly key: string;
@@ -20,7 +21,7 @@ export interface IdentifyRow {
   readonly id: number;
   readonly environmentId: string;
   readonly userId: string;
-  readonly traits: Traits;
+  readonly traits: StoredTraits;
   readonly receivedAt: string;
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import type { EnvironmentKind, KeyRecord, Traits } from './records';
+import type { EnvironmentKind, KeyRecord, StoredTraits } from './records';
 import type { ControlChange, ControlSeed, ControlState, ControlStore, PublishOutcome } from './contracts';
 import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
@@ -101,7 +101,7 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
       }),
       keys: Object.entries(keys).map(([key, text]) => ({ key, ...(JSON.parse(text) as Omit<KeyRecord, 'key' | 'revoked'>), revoked: revokedSet.has(key) })),
       traits: ids.flatMap((id, i) =>
-        Object.entries(perEnvironment[i]?.[2] ?? {}).map(([userId, text]) => ({ environmentId: id, userId, traits: JSON.parse(text) as Traits })),
+        Object.entries(perEnvironment[i]?.[2] ?? {}).map(([userId, text]) => ({ environmentId: id, userId, traits: JSON.parse(text) as StoredTraits })),
       ),
     };
   };

@@ -1,16 +1,16 @@
-import type { Traits } from './records';
+import type { StoredTraits } from './records';
 
 /** The per-user trait overlay of each environment (protocol.md §4, GET /sdk/v1/identity). */
 export interface TraitStore {
-  get(environmentId: string, userId: string): Traits | undefined;
-  set(environmentId: string, userId: string, traits: Traits): void;
+  get(environmentId: string, userId: string): StoredTraits | undefined;
+  set(environmentId: string, userId: string, traits: StoredTraits): void;
   /** Every user of the environment with their traits. */
-  entries(environmentId: string): Array<[userId: string, traits: Traits]>;
+  entries(environmentId: string): Array<[userId: string, traits: StoredTraits]>;
 }
 
 /** `usersKept`: users with traits per environment; writing a full one drops the least recently written. */
-export function createTraitStore(initial: Readonly<Record<string, Record<string, Traits>>> = {}, usersKept = Infinity, onEvict = () => {}): TraitStore {
-  const byEnvironment = new Map<string, Map<string, Traits>>();
+export function createTraitStore(initial: Readonly<Record<string, Record<string, StoredTraits>>> = {}, usersKept = Infinity, onEvict = () => {}): TraitStore {
+  const byEnvironment = new Map<string, Map<string, StoredTraits>>();
   const store: TraitStore = {
     get: (environmentId, userId) => byEnvironment.get(environmentId)?.get(userId),
     set(environmentId, userId, traits) {

@@ -25,7 +25,7 @@ export interface StreamOptions {
 const STREAM_RETRY_AFTER_S = 5;
 
 /** One open stream, as tests may inspect it. */
-export interface StreamConnection {
+export interface StreamSession {
   readonly ws: WebSocket;
   /** The key the client offered, known before authentication finishes. */
   readonly offeredKey: string | undefined;
@@ -46,7 +46,9 @@ export interface StreamGateway {
   notifyResync(environmentId: string, reason: ResyncReason): number;
   /** Closes every stream opened with `key`. */
   closeKey(key: string, code: number, reason: string): number;
-  readonly connections: ReadonlySet<StreamConnection>;
+  readonly connections: ReadonlySet<StreamSession>;
+  /** The open streams subscribed to the environment. */
+  subscribersOf(environmentId: string): StreamSession[];
   /** Closes every stream with 1001 and clears every timer. */
   close(): Promise<void>;
 }
@@ -58,7 +60,7 @@ const CLOSE_TIMEOUT_MS = 2000;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Sends to an open stream; false when the stream is closing or closed. */
-function send(connection: StreamConnection, message: ServerMessage): boolean {
+function send(connection: StreamSession, message: ServerMessage): boolean {
   if (connection.ws.readyState !== connection.ws.OPEN) return false;
   connection.ws.send(JSON.stringify(message));
   return true;
@@ -72,7 +74,7 @@ function decodeText(data: RawData): string | undefined {
   }
 }
 
-function closeConnection(connection: StreamConnection, code: number, reason: string): void {
+function closeConnection(connection: StreamSession, code: number, reason: string): void {
   clearTimeout(connection.authTimer);
   if (connection.ws.readyState === connection.ws.OPEN || connection.ws.readyState === connection.ws.CONNECTING) {
     connection.ws.close(code, closeReason(reason));
@@ -97,7 +99,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     const { status, body, headers } = handshakeRefusal(req, error.message);
     writeRawError(socket, status, body, headers);
   });
-  const connections = new Set<StreamConnection>();
+  const connections = new Set<StreamSession>();
   let closing = false;
 
   /** Open connections per offered key: the per-key stream limit, without a scan. */
@@ -121,7 +123,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
 
   const currentVersion = (environmentId: string) => stores.environments.get(environmentId)?.kv.current ?? 0;
 
-  function authenticate(connection: StreamConnection): void {
+  function authenticate(connection: StreamSession): void {
     connection.authTimer = undefined;
     const check = checkSdkKey(connection.offeredKey, stores.keys);
     if (!check.ok) {
@@ -134,7 +136,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     send(connection, { type: 'connected', protocol: 1, environmentId, version: currentVersion(environmentId), heartbeatMs });
   }
 
-  function onSubscribe(connection: StreamConnection, environmentId: string, lastKnownVersion: number | null): void {
+  function onSubscribe(connection: StreamSession, environmentId: string, lastKnownVersion: number | null): void {
     if (environmentId !== connection.environmentId) {
       closeConnection(connection, CLOSE_CODES.protocolError, `subscribe for environment "${environmentId}", but the key belongs to "${connection.environmentId}"`);
       return;
@@ -146,7 +148,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     if (answer.type === 'snapshot.resync') send(connection, { type: answer.type, environmentId, version, reason: answer.reason });
   }
 
-  function onMessage(connection: StreamConnection, data: RawData, isBinary: boolean): void {
+  function onMessage(connection: StreamSession, data: RawData, isBinary: boolean): void {
     if (connection.ws.readyState !== connection.ws.OPEN) return;
     if (connection.phase !== 'open') {
       closeConnection(connection, CLOSE_CODES.protocolError, 'a frame arrived before connected was sent');
@@ -172,7 +174,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
   }
 
   function onConnection(ws: WebSocket, req: IncomingMessage): void {
-    const connection: StreamConnection = {
+    const connection: StreamSession = {
       ws,
       offeredKey: keyFromHandshake(req),
       phase: 'authenticating',
@@ -208,12 +210,13 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     sendPing: (connection) => send(connection, { type: 'ping', ts: Date.now() }),
   });
 
-  function subscribersOf(environmentId: string): StreamConnection[] {
+  function subscribersOf(environmentId: string): StreamSession[] {
     return [...connections].filter((c) => c.phase === 'open' && c.subscribed && c.environmentId === environmentId);
   }
 
   return {
     connections,
+    subscribersOf,
     handleUpgrade(req, socket, head) {
       if (closing) {
         socket.destroy();

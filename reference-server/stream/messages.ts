@@ -1,4 +1,6 @@
 /** Stream protocol 1 (protocol.md §6): names, close codes, and the pure parts of the message exchange. */
+import { isRecord } from '../../src/shared/guards';
+import { isNonNegativeInteger } from '../validation/numbers';
 
 export const STREAM_PATH = '/sdk/v1/stream';
 export const STREAM_PROTOCOL = 'flagplane.v1';
@@ -28,14 +30,6 @@ export type ClientFrame =
 
 export type FrameParse = { ok: true; frame: ClientFrame } | { ok: false; reason: string };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isVersion(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
 function parseTimestampFrame(type: 'ping' | 'pong', frame: Record<string, unknown>): FrameParse {
   const { ts } = frame;
   if (typeof ts !== 'number' || !Number.isFinite(ts)) return { ok: false, reason: `${type}.ts must be a number` };
@@ -50,14 +44,14 @@ export function parseClientFrame(text: string): FrameParse {
   } catch {
     return { ok: false, reason: 'frame is not JSON' };
   }
-  if (!isObject(frame)) return { ok: false, reason: 'frame must be a JSON object' };
+  if (!isRecord(frame)) return { ok: false, reason: 'frame must be a JSON object' };
   const { type } = frame;
   if (typeof type !== 'string') return { ok: false, reason: 'frame has no string type' };
   if (type === 'ping' || type === 'pong') return parseTimestampFrame(type, frame);
   if (type !== 'subscribe') return { ok: false, reason: `unknown message type "${type.slice(0, 40)}"` };
   const { environmentId, lastKnownVersion } = frame;
   if (typeof environmentId !== 'string') return { ok: false, reason: 'subscribe.environmentId must be a string' };
-  if (lastKnownVersion !== null && !isVersion(lastKnownVersion)) {
+  if (lastKnownVersion !== null && !isNonNegativeInteger(lastKnownVersion)) {
     return { ok: false, reason: 'subscribe.lastKnownVersion must be a non-negative integer or null' };
   }
   return { ok: true, frame: { type, environmentId, lastKnownVersion } };

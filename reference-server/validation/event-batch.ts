@@ -1,5 +1,7 @@
 import type { JsonValue } from '../../src/snapshot/snapshot-types';
-import type { Traits } from '../stores/records';
+import type { StoredTraits } from '../stores/records';
+import { isRecord } from '../../src/shared/guards';
+import { isNonNegativeInteger } from './numbers';
 
 /** Limits of protocol.md §9. */
 export const EVENT_LIMITS = {
@@ -20,7 +22,7 @@ export type DiagnosticEvent =
   | { type: 'unregistered_flag'; key: string }
   | { type: 'error'; message: string }
   | { type: 'version_skew'; previousVersion: number; currentVersion: number }
-  | { type: 'identify'; userId: string; traits: Traits };
+  | { type: 'identify'; userId: string; traits: StoredTraits };
 
 export type EventType = DiagnosticEvent['type'];
 
@@ -38,10 +40,6 @@ interface MemberRule {
   check: MemberCheck;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const text =
   (max: number): MemberCheck =>
   (value) =>
@@ -52,10 +50,10 @@ const text =
 const anyJson: MemberCheck = () => undefined;
 
 const version: MemberCheck = (value) =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? undefined : 'must be a non-negative integer';
+  isNonNegativeInteger(value) ? undefined : 'must be a non-negative integer';
 
 const traits: MemberCheck = (value) => {
-  if (!isObject(value)) return 'must be a JSON object';
+  if (!isRecord(value)) return 'must be a JSON object';
   return Object.keys(value).length <= EVENT_LIMITS.traits ? undefined : `must have at most ${EVENT_LIMITS.traits} members`;
 };
 
@@ -110,7 +108,7 @@ function depthOf(value: unknown): number {
 }
 
 function checkEvent(event: unknown, at: string): { path: string; message: string } | undefined {
-  if (!isObject(event)) return { path: at, message: `${at} must be a JSON object` };
+  if (!isRecord(event)) return { path: at, message: `${at} must be a JSON object` };
   if (depthOf(event) > EVENT_LIMITS.depth) return { path: at, message: `${at} must nest at most ${EVENT_LIMITS.depth} levels deep` };
   const { type } = event;
   if (typeof type !== 'string') return { path: `${at}.type`, message: `${at}.type must be a string` };
@@ -136,7 +134,7 @@ function checkEvent(event: unknown, at: string): { path: string; message: string
  * names the first offending member, e.g. `events[3].key`. Unknown extra members are kept.
  */
 export function validateEventBatch(body: unknown): BatchCheck {
-  if (!isObject(body)) return { ok: false, message: 'the batch must be a JSON object { sentAt, events }' };
+  if (!isRecord(body)) return { ok: false, message: 'the batch must be a JSON object { sentAt, events }' };
   const { sentAt, events } = body;
   if (typeof sentAt !== 'string' || sentAt.length > EVENT_LIMITS.sentAt || !isIsoUtcTimestamp(sentAt)) {
     return { ok: false, path: 'sentAt', message: 'sentAt must be an ISO 8601 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fraction]Z)' };

@@ -1,4 +1,6 @@
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
+import { isNonNegativeInteger } from './numbers';
+import { isRecord } from '../../src/shared/guards';
 
 /** A snapshot whose envelope is well formed; its flags are not inspected. */
 export type SnapshotDraft = Omit<FlagSnapshot, 'version' | 'environmentId'> & {
@@ -10,21 +12,13 @@ export type StructureCheck =
   | { ok: true; snapshot: SnapshotDraft }
   | { ok: false; path: string; problem: string };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isNonNegativeInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
 /**
  * Checks only the envelope (protocol.md §7): publishing must accept any `schemaVersion`,
  * since clients are tested against snapshots newer than the schema they support.
  */
 export function checkSnapshotStructure(value: unknown, prefix = ''): StructureCheck {
   const at = (member: string) => (prefix ? `${prefix}.${member}` : member);
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     return { ok: false, path: prefix, problem: 'must be a JSON object' };
   }
   if (!(typeof value.schemaVersion === 'number' && Number.isSafeInteger(value.schemaVersion) && value.schemaVersion >= 1)) {
@@ -36,7 +30,7 @@ export function checkSnapshotStructure(value: unknown, prefix = ''): StructureCh
   if (value.environmentId !== undefined && typeof value.environmentId !== 'string') {
     return { ok: false, path: at('environmentId'), problem: 'must be a string' };
   }
-  if (!isObject(value.flags)) {
+  if (!isRecord(value.flags)) {
     return { ok: false, path: at('flags'), problem: 'must be a JSON object' };
   }
   return { ok: true, snapshot: value as unknown as SnapshotDraft };
