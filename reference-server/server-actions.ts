@@ -70,6 +70,47 @@ function editQueue() {
   };
 }
 
+/** Changes a copy of a snapshot's flags; `schemaVersion` is the snapshot's. */
+type FlagEdit = (flags: Record<string, unknown>, schemaVersion: number) => void;
+
+/**
+ * Publishes the current snapshot with an edit applied to a copy of its flags, as the next
+ * version — only if no other write (of any instance) came between the read and the store;
+ * otherwise it reads again. `commit` applies the outcome here and returns its version.
+ */
+function createFlagEditor(control: ControlStore, commit: (outcome: PublishOutcome, environmentId: string) => number) {
+  const inTurn = editQueue();
+  const editLoop = async (environmentId: string, key: string, mustExist: boolean, edit: FlagEdit): Promise<FlagChange> => {
+    for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt += 1) {
+      const current = await control.current(environmentId);
+      if (!current) throw new Error(`environment "${environmentId}" has no current snapshot`);
+      const flags: Record<string, unknown> = { ...current.flags };
+      if (mustExist && !Object.hasOwn(flags, key)) throw new RouteError(404, 'not_found', `environment "${environmentId}" has no flag "${key}"`);
+      edit(flags, current.schemaVersion);
+      const { version: _version, ...envelope } = current;
+      const outcome = await control.publish(environmentId, { ...envelope, flags: flags as FlagSnapshot['flags'] }, current.version);
+      if (outcome.kind !== 'conflict') return { environmentId, version: commit(outcome, environmentId), key, flag: flags[key] };
+    }
+    throw new Error(`environment "${environmentId}" kept changing: ${EDIT_ATTEMPTS} attempts to edit flag "${key}" lost the race`);
+  };
+  return async (environmentId: string, key: string, mustExist: boolean, edit: FlagEdit): Promise<FlagChange> => {
+    if (key.length > FLAG_KEY_LIMIT) throw new RouteError(400, 'invalid_request', `a flag key has at most ${FLAG_KEY_LIMIT} characters`, 'key');
+    return inTurn(environmentId, () => editLoop(environmentId, key, mustExist, edit));
+  };
+}
+
+/** A flag as it is stored: a JSON copy, checked against schema 1 when the snapshot is of schema 1. */
+function checkedFlag(flag: unknown, schemaVersion: number): unknown {
+  if (!isRecord(flag)) throw new RouteError(400, 'invalid_request', 'the flag must be a JSON object');
+  const stored = jsonCopy(flag, 'the flag');
+  // Schema 1 is the one this server knows; a snapshot of another schema takes its flags as given.
+  const violation = schemaVersion === 1 ? flagViolation(stored) : undefined;
+  if (violation) {
+    throw new RouteError(400, 'invalid_request', `${violation.path || 'the flag'} ${violation.problem}`, violation.path || undefined);
+  }
+  return stored;
+}
+
 export interface ServerActionDeps {
   /** This instance's working copy, read by the request paths. */
   working: WorkingCopy;
@@ -92,39 +133,10 @@ export function createServerActions({ working, control, gateway }: ServerActionD
     gateway.notifyUpdated(environmentId, outcome.snapshot.version);
     return outcome.snapshot.version;
   };
-  const inTurn = editQueue();
-  /**
-   * Publishes the current snapshot with `edit` applied to a copy of its flags, as the next
-   * version — only if no other write (of any instance) came between the read and the store;
-   * otherwise it reads again.
-   */
-  const editFlags = async (environmentId: string, key: string, mustExist: boolean, edit: (flags: Record<string, unknown>, schemaVersion: number) => void) => {
+  const editor = createFlagEditor(control, committed);
+  const editFlags = async (environmentId: string, key: string, mustExist: boolean, edit: FlagEdit) => {
     requireEnvironment(environmentId);
-    if (key.length > FLAG_KEY_LIMIT) throw new RouteError(400, 'invalid_request', `a flag key has at most ${FLAG_KEY_LIMIT} characters`, 'key');
-    return inTurn(environmentId, () => editLoop(environmentId, key, mustExist, edit));
-  };
-  const editLoop = async (environmentId: string, key: string, mustExist: boolean, edit: (flags: Record<string, unknown>, schemaVersion: number) => void) => {
-    for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt += 1) {
-      const current = await control.current(environmentId);
-      if (!current) throw new Error(`environment "${environmentId}" has no current snapshot`);
-      const flags: Record<string, unknown> = { ...current.flags };
-      if (mustExist && !Object.hasOwn(flags, key)) throw new RouteError(404, 'not_found', `environment "${environmentId}" has no flag "${key}"`);
-      edit(flags, current.schemaVersion);
-      const { version: _version, ...envelope } = current;
-      const outcome = await control.publish(environmentId, { ...envelope, flags: flags as FlagSnapshot['flags'] }, current.version);
-      if (outcome.kind !== 'conflict') return { environmentId, version: committed(outcome, environmentId), key, flag: flags[key] };
-    }
-    throw new Error(`environment "${environmentId}" kept changing: ${EDIT_ATTEMPTS} attempts to edit flag "${key}" lost the race`);
-  };
-  const checkedFlag = (flag: unknown, schemaVersion: number): unknown => {
-    if (!isRecord(flag)) throw new RouteError(400, 'invalid_request', 'the flag must be a JSON object');
-    const stored = jsonCopy(flag, 'the flag');
-    // Schema 1 is the one this server knows; a snapshot of another schema takes its flags as given.
-    const violation = schemaVersion === 1 ? flagViolation(stored) : undefined;
-    if (violation) {
-      throw new RouteError(400, 'invalid_request', `${violation.path || 'the flag'} ${violation.problem}`, violation.path || undefined);
-    }
-    return stored;
+    return editor(environmentId, key, mustExist, edit);
   };
 
   return {

@@ -115,6 +115,29 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/** This instance's stores, opened on their engines, and what it holds in memory, its evictions counted. */
+async function openServerStores(options: ReferenceServerOptions, config: ServerConfig, limits: ServerLimits, onError: (error: unknown) => void) {
+  const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
+  const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
+  const memory = {
+    identifyQueue: createIdentifyLog(limits.identifyRows, count('identifyRows')),
+    analytics: createEventLog(limits.eventsPerKind, count('events')),
+  };
+  const opened = await openStores(
+    {
+      redis: options.redis,
+      redisPrefix: options.redisPrefix,
+      postgres: options.postgres,
+      onError,
+      bounds: { snapshotVersions: limits.snapshotVersions, traitUsers: limits.traitUsers, onEvict: (what) => count(what)() },
+    },
+    config,
+    memory,
+  );
+  const stores: ReferenceServerStores = { ...opened.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };
+  return { opened, stores };
+}
+
 /** Starts a reference server; resolves once it listens. */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const config = options.config ? parseServerConfig(options.config) : demoConfig();
@@ -127,24 +150,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     connectedDelayMs: requireDuration('connectedDelayMs', options.connectedDelayMs ?? 0, true),
   };
   const onInternalError = options.onInternalError ?? (() => undefined);
-  const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
-  const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
-  const memory = {
-    identifyQueue: createIdentifyLog(limits.identifyRows, count('identifyRows')),
-    analytics: createEventLog(limits.eventsPerKind, count('events')),
-  };
-  const opened = await openStores(
-    {
-      redis: options.redis,
-      redisPrefix: options.redisPrefix,
-      postgres: options.postgres,
-      onError: onInternalError,
-      bounds: { snapshotVersions: limits.snapshotVersions, traitUsers: limits.traitUsers, onEvict: (what) => count(what)() },
-    },
-    config,
-    memory,
-  );
-  const stores: ReferenceServerStores = { ...opened.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };
+  const { opened, stores } = await openServerStores(options, config, limits, onInternalError);
   const gateway = createStreamGateway({ stores, ...durations, limits });
   const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
   opened.listen((change) => applyRemoteChange(opened.working, gateway, change));

@@ -1,10 +1,13 @@
 import type { HandlerResult } from '../http/responses';
 import { RouteError } from '../http/responses';
 import { parseJsonBody } from '../http/request-body';
-import type { Route, HandlerRequest } from '../http/router';
+import type { HandlerRequest, Route } from '../http/router';
 import type { ServerActions } from '../server-actions';
 import type { LogPage } from '../stores/bounded-log';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
+import type { EnvironmentStore } from '../stores/environment-store';
+import type { KeyStore } from '../stores/key-store';
+import type { KeyRecord } from '../stores/records';
 
 /** Every admin route is under it; the admin token is checked for every path under it. */
 export const ADMIN_PREFIX = '/admin/';
@@ -63,6 +66,27 @@ function param(request: HandlerRequest, name: string): string {
   return value;
 }
 
+/** Every environment with its versions, its current snapshot and its open streams. */
+function listEnvironments(environments: EnvironmentStore, streams: (environmentId: string) => number) {
+  return environments.list().map(({ id, kind, kv }) => ({
+    id,
+    kind,
+    version: kv.current,
+    versions: [...kv.snapshots.keys()].sort((a, b) => a - b),
+    streams: streams(id),
+    snapshot: kv.snapshots.get(kv.current),
+  }));
+}
+
+/** Keys in the order they were added; the cursor is a position in that order. */
+function keysPage(keys: KeyStore, limit: number, before = Infinity): LogPage<KeyRecord> {
+  const all = keys.list();
+  const end = Math.min(all.length, before - 1);
+  const start = Math.max(0, end - limit);
+  const entries = all.slice(start, end).map(({ key, kind, environmentId, revoked }, i) => ({ seq: start + i + 1, entry: { key, kind, environmentId, revoked } }));
+  return { entries, more: start > 0 };
+}
+
 /**
  * protocol.md §7. The router checks the admin token of every /admin/ request before it looks
  * for a route (server.ts), so these handlers never see a request without it.
@@ -76,22 +100,7 @@ export function createAdminRoutes({ stores, actions, identifyQueue, analytics, s
   };
 
   return [
-    {
-      pattern: '/admin/v1/environments',
-      methods: {
-        GET: () =>
-          ok({
-            environments: stores.environments.list().map(({ id, kind, kv }) => ({
-              id,
-              kind,
-              version: kv.current,
-              versions: [...kv.snapshots.keys()].sort((a, b) => a - b),
-              streams: streams(id),
-              snapshot: kv.snapshots.get(kv.current),
-            })),
-          }),
-      },
-    },
+    { pattern: '/admin/v1/environments', methods: { GET: () => ok({ environments: listEnvironments(stores.environments, streams) }) } },
     {
       pattern: '/admin/v1/environments/:id/flags/:key',
       methods: {
@@ -100,20 +109,7 @@ export function createAdminRoutes({ stores, actions, identifyQueue, analytics, s
         DELETE: async (r) => ok(await actions.deleteFlag(param(r, 'id'), param(r, 'key'))),
       },
     },
-    {
-      pattern: '/admin/v1/keys',
-      methods: {
-        // Keys in the order they were added; the cursor is a position in that order.
-        GET: (r) =>
-          listing('keys', r, (limit, before = Infinity) => {
-            const keys = stores.keys.list();
-            const end = Math.min(keys.length, before - 1);
-            const start = Math.max(0, end - limit);
-            const entries = keys.slice(start, end).map(({ key, kind, environmentId, revoked }, i) => ({ seq: start + i + 1, entry: { key, kind, environmentId, revoked } }));
-            return { entries, more: start > 0 };
-          }),
-      },
-    },
+    { pattern: '/admin/v1/keys', methods: { GET: (r) => listing('keys', r, (limit, before) => keysPage(stores.keys, limit, before)) } },
     {
       pattern: '/admin/v1/environments/:id/snapshot',
       methods: { PUT: async (r) => ok(await actions.publish(param(r, 'id'), await readJson(r))) },

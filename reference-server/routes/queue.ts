@@ -3,7 +3,7 @@ import type { ClaimedRow } from '../stores/records';
 import { isRecord } from '../../src/shared/guards';
 import { RouteError } from '../http/responses';
 import { parseJsonBody } from '../http/request-body';
-import type { Route, HandlerRequest } from '../http/router';
+import type { HandlerRequest, Route } from '../http/router';
 
 /** A claim answers at most this many rows. */
 export const CLAIM_LIMIT = 1000;

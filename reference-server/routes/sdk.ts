@@ -7,7 +7,7 @@ import { routeEvents, storeRoutedEvents } from './event-routing';
 import type { HandlerResult } from '../http/responses';
 import { RouteError } from '../http/responses';
 import { isJsonContentType, parseJsonBody } from '../http/request-body';
-import type { Route, HandlerRequest } from '../http/router';
+import type { HandlerRequest, Route } from '../http/router';
 import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
 import type { KeyKind, KeyRecord } from '../stores/records';

@@ -6,7 +6,7 @@ import type { ControlChange, ControlSeed, ControlState, ControlStore, PublishOut
 import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
-import { redisKeys } from './redis-keys';
+import { redisKeys, type RedisKeys } from './redis-keys';
 import { changesFrom } from './working-copy';
 import { ADD_KEY_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
 
@@ -54,97 +54,145 @@ async function connect(Redis: typeof RedisClient, url: string, name: string, onE
   }
 }
 
+/** The command connection, and the subscriber connection listening on `channel`. */
+async function connectClients(Redis: typeof RedisClient, url: string, channel: string, onError: (error: unknown) => void) {
+  const command = await connect(Redis, url, 'flagplane-command', onError);
+  try {
+    const subscriber = await connect(Redis, url, 'flagplane-subscriber', onError);
+    await subscriber.subscribe(channel);
+    return { command, subscriber };
+  } catch (error) {
+    command.disconnect();
+    throw error;
+  }
+}
+
+/** The arguments of SEED_SCRIPT: the prefix, then each list counted and flattened. */
+function seedArguments(prefix: string, seed: ControlSeed): Array<string | number> {
+  const args: Array<string | number> = [prefix, seed.environments.length];
+  for (const { id, kind, snapshot } of seed.environments) args.push(id, JSON.stringify({ kind }), snapshot.version, storedSnapshot(snapshot, id));
+  args.push(seed.keys.length);
+  for (const { key, kind, environmentId } of seed.keys) args.push(key, JSON.stringify({ kind, environmentId }));
+  args.push(seed.traits.length);
+  for (const { environmentId, userId, traits } of seed.traits) args.push(environmentId, userId, JSON.stringify(traits));
+  return args;
+}
+
+/**
+ * Runs what the subscriber hears one piece at a time, in channel order: a later version never
+ * reaches the listeners before an earlier one. Once closed, what arrives or is still queued is
+ * dropped, not read from a closing connection; close() resolves when the piece in hand is done.
+ */
+function createReceiver(onError: (error: unknown) => void) {
+  let received = Promise.resolve();
+  let closing = false;
+  return {
+    handle(work: () => Promise<void>): void {
+      if (closing) return;
+      received = received
+        .then(async () => {
+          if (!closing) await work();
+        })
+        .catch(onError);
+    },
+    close(): Promise<void> {
+      closing = true;
+      return received;
+    },
+  };
+}
+
+/** Everything under the prefix, as {@link ControlStore.load} answers it. */
+async function loadState(command: RedisClient, k: RedisKeys): Promise<ControlState> {
+  const environments = await command.hgetall(k.environments);
+  const ids = Object.keys(environments);
+  const [keys, revoked, perEnvironment] = await Promise.all([
+    command.hgetall(k.keys),
+    command.smembers(k.revoked),
+    Promise.all(ids.map((id) => Promise.all([command.get(k.current(id)), command.hgetall(k.snapshots(id)), command.hgetall(k.traits(id))]))),
+  ]);
+  const revokedSet = new Set(revoked);
+  return {
+    environments: ids.map((id, i) => {
+      const [current, snapshots] = perEnvironment[i] ?? [null, {}];
+      const { kind } = JSON.parse(environments[id] ?? '{}') as { kind: EnvironmentKind };
+      const stored = Object.entries(snapshots).map(([version, text]) => parseSnapshot(text, Number(version), id));
+      return { id, kind, current: Number(current ?? 0), snapshots: stored.sort((a, b) => a.version - b.version) };
+    }),
+    keys: Object.entries(keys).map(([key, text]) => ({ key, ...(JSON.parse(text) as Omit<KeyRecord, 'key' | 'revoked'>), revoked: revokedSet.has(key) })),
+    traits: ids.flatMap((id, i) =>
+      Object.entries(perEnvironment[i]?.[2] ?? {}).map(([userId, text]) => ({ environmentId: id, userId, traits: JSON.parse(text) as StoredTraits })),
+    ),
+  };
+}
+
+async function readSnapshot(command: RedisClient, k: RedisKeys, environmentId: string, version: number): Promise<FlagSnapshot | undefined> {
+  const text = await command.hget(k.snapshots(environmentId), String(version));
+  return text === null ? undefined : parseSnapshot(text, version, environmentId);
+}
+
+/** The change an announcement stands for; a published version is read back from Redis. */
+async function changeOf(
+  announcement: Announcement,
+  snapshotAt: (environmentId: string, version: number) => Promise<FlagSnapshot | undefined>,
+): Promise<ControlChange | undefined> {
+  const { origin: _origin, ...change } = announcement;
+  if (change.kind !== 'published') return change;
+  const snapshot = await snapshotAt(change.environmentId, change.version);
+  return snapshot && { kind: 'published', environmentId: change.environmentId, snapshot };
+}
+
+/** Passes the changes other instances announce on `channel` to the listeners. */
+function passOnChanges(hearing: {
+  subscriber: RedisClient;
+  channel: string;
+  /** This instance: its own announcements are not passed on. */
+  origin: string;
+  listeners: ReadonlySet<(change: ControlChange) => void>;
+  received: ReturnType<typeof createReceiver>;
+  changeOf(announcement: Announcement): Promise<ControlChange | undefined>;
+  load(): Promise<ControlState>;
+}): void {
+  const { subscriber, channel, origin, listeners, received } = hearing;
+  subscriber.on('message', (from: string, text: string) => {
+    if (from !== channel) return;
+    received.handle(async () => {
+      const announcement = JSON.parse(text) as Announcement;
+      if (announcement.origin === origin) return;
+      const change = await hearing.changeOf(announcement);
+      if (change) for (const listener of listeners) listener(change);
+    });
+  });
+  // Registered after the first connect, so it fires only when the subscriber reconnects: what
+  // was announced meanwhile is lost, so everything is read again and passed on as changes.
+  subscriber.on('ready', () => {
+    received.handle(async () => {
+      const changes = changesFrom(await hearing.load());
+      for (const change of changes) for (const listener of listeners) listener(change);
+    });
+  });
+}
+
 /** The control store on Redis (docs/reference-server.md, "Redis"): shared by every instance on the same prefix. */
 export async function openRedisControlStore(options: RedisControlOptions): Promise<ControlStore> {
   const { Redis } = await loadOptionalPackage<typeof import('ioredis')>('--redis', 'ioredis', options.importer);
   const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
   const k = redisKeys(prefix);
   const onError = options.onError ?? (() => undefined);
-  const command = await connect(Redis, options.url, 'flagplane-command', onError);
-  let subscriber: RedisClient;
-  try {
-    subscriber = await connect(Redis, options.url, 'flagplane-subscriber', onError);
-    await subscriber.subscribe(k.channel);
-  } catch (error) {
-    command.disconnect();
-    throw error;
-  }
+  const { command, subscriber } = await connectClients(Redis, options.url, k.channel, onError);
   const origin = randomUUID();
   const listeners = new Set<(change: ControlChange) => void>();
   const announce = (change: Exclude<ControlChange, { kind: 'published' }>) => JSON.stringify({ origin, ...change });
 
-  const snapshotAt = async (environmentId: string, version: number) => {
-    const text = await command.hget(k.snapshots(environmentId), String(version));
-    return text === null ? undefined : parseSnapshot(text, version, environmentId);
-  };
-  const changeOf = async (announcement: Announcement): Promise<ControlChange | undefined> => {
-    const { origin: _origin, ...change } = announcement;
-    if (change.kind !== 'published') return change;
-    const snapshot = await snapshotAt(change.environmentId, change.version);
-    return snapshot && { kind: 'published', environmentId: change.environmentId, snapshot };
-  };
-  const load = async (): Promise<ControlState> => {
-    const environments = await command.hgetall(k.environments);
-    const ids = Object.keys(environments);
-    const [keys, revoked, perEnvironment] = await Promise.all([
-      command.hgetall(k.keys),
-      command.smembers(k.revoked),
-      Promise.all(ids.map((id) => Promise.all([command.get(k.current(id)), command.hgetall(k.snapshots(id)), command.hgetall(k.traits(id))]))),
-    ]);
-    const revokedSet = new Set(revoked);
-    return {
-      environments: ids.map((id, i) => {
-        const [current, snapshots] = perEnvironment[i] ?? [null, {}];
-        const { kind } = JSON.parse(environments[id] ?? '{}') as { kind: EnvironmentKind };
-        const stored = Object.entries(snapshots).map(([version, text]) => parseSnapshot(text, Number(version), id));
-        return { id, kind, current: Number(current ?? 0), snapshots: stored.sort((a, b) => a.version - b.version) };
-      }),
-      keys: Object.entries(keys).map(([key, text]) => ({ key, ...(JSON.parse(text) as Omit<KeyRecord, 'key' | 'revoked'>), revoked: revokedSet.has(key) })),
-      traits: ids.flatMap((id, i) =>
-        Object.entries(perEnvironment[i]?.[2] ?? {}).map(([userId, text]) => ({ environmentId: id, userId, traits: JSON.parse(text) as StoredTraits })),
-      ),
-    };
-  };
-
-  // One at a time, in channel order: a later version never reaches the listeners before an earlier one.
-  let received = Promise.resolve();
-  /** Set by close(): what arrives or is still queued then is dropped, not read from a closing connection. */
-  let closing = false;
-  subscriber.on('message', (channel: string, text: string) => {
-    if (channel !== k.channel || closing) return;
-    received = received
-      .then(async () => {
-        if (closing) return;
-        const announcement = JSON.parse(text) as Announcement;
-        if (announcement.origin === origin) return;
-        const change = await changeOf(announcement);
-        if (change) for (const listener of listeners) listener(change);
-      })
-      .catch(onError);
-  });
-  // Registered after the first connect, so it fires only when the subscriber reconnects: what
-  // was announced meanwhile is lost, so everything is read again and passed on as changes.
-  subscriber.on('ready', () => {
-    if (closing) return;
-    received = received
-      .then(async () => {
-        if (closing) return;
-        const changes = changesFrom(await load());
-        for (const change of changes) for (const listener of listeners) listener(change);
-      })
-      .catch(onError);
-  });
+  const load = () => loadState(command, k);
+  const snapshotAt = (environmentId: string, version: number) => readSnapshot(command, k, environmentId, version);
+  const received = createReceiver(onError);
+  passOnChanges({ subscriber, channel: k.channel, origin, listeners, received, changeOf: (announcement) => changeOf(announcement, snapshotAt), load });
 
   return {
     engine: 'redis',
     async seedIfEmpty(seed: ControlSeed) {
-      const args: Array<string | number> = [prefix, seed.environments.length];
-      for (const { id, kind, snapshot } of seed.environments) args.push(id, JSON.stringify({ kind }), snapshot.version, storedSnapshot(snapshot, id));
-      args.push(seed.keys.length);
-      for (const { key, kind, environmentId } of seed.keys) args.push(key, JSON.stringify({ kind, environmentId }));
-      args.push(seed.traits.length);
-      for (const { environmentId, userId, traits } of seed.traits) args.push(environmentId, userId, JSON.stringify(traits));
-      return (await command.eval(SEED_SCRIPT, 1, k.environments, ...args)) === 1;
+      return (await command.eval(SEED_SCRIPT, 1, k.environments, ...seedArguments(prefix, seed))) === 1;
     },
     load,
     async current(environmentId) {
@@ -179,10 +227,10 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
       return () => listeners.delete(listener);
     },
     async close() {
-      closing = true;
+      const handled = received.close();
       listeners.clear();
-      // A message being handled finishes (or finds `closing`) before its connection quits.
-      await received;
+      // A message being handled finishes (or finds the receiver closed) before its connection quits.
+      await handled;
       await Promise.all([subscriber, command].map((client) => client.quit().catch(() => client.disconnect())));
     },
   };

@@ -17,3 +17,5 @@ export function redisKeys(prefix: string) {
     channel: `${prefix}changes`,
   };
 }
+
+export type RedisKeys = ReturnType<typeof redisKeys>;
