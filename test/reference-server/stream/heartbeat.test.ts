@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sleep, useServers, withTimeout } from './helpers';
+import { sleep, useServers, withTimeout } from '../helpers';
 
 const servers = useServers();
 

@@ -1,8 +1,8 @@
 // One contract for the identify queue and one for the analytics store, run against memory and Postgres.
 import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import type { AnalyticsStore, IdentifyQueueStore } from '../../../reference-server/stores/contracts';
 import { createMemoryAnalyticsStore, createMemoryIdentifyQueueStore } from '../../../reference-server/stores/memory-event-stores';
-import pg from 'pg';
 import { openPostgresEventStores } from '../../../reference-server/stores/postgres-event-stores';
 import { CLAIM_IDENTIFY_SQL } from '../../../reference-server/stores/postgres-schema';
 import type { StoredEvent } from '../../../reference-server/stores/records';

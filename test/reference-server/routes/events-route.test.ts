@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import invalidBatches from '../fixtures/invalid-batches.json';
-import type { ReferenceServer } from '../../reference-server/index';
-import { call, DEMO, errorOf, NOW, useServers } from './helpers';
+import invalidBatches from '../../fixtures/invalid-batches.json';
+import type { ReferenceServer } from '../../../reference-server/index';
+import { call, DEMO, errorOf, NOW, useServers } from '../helpers';
 
 const servers = useServers();
 
@@ -222,5 +222,42 @@ describe('POST /sdk/v1/events: bad input', () => {
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ accepted: 3 });
     expect(storedCounts(server)).toEqual([1, 1, 1]);
+  });
+});
+
+describe('event batches against the type table', () => {
+  // Names inherited from Object.prototype must not find a "rule set" (a function or the prototype)
+  // in the type table: protocol.md §4 says unknown types are rejected with 400 invalid_batch
+  // naming events[i].type, and nothing is stored in diagnostics.
+  for (const type of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+    it(`rejects an event of type "${type}" with 400 naming events[0].type`, async () => {
+      const server = await servers.start();
+      const response = await call(server, '/sdk/v1/events', { method: 'POST', body: { sentAt: NOW(), events: [{ type }] } });
+      expect(response.status).toBe(400);
+      expect(await errorOf(response)).toMatchObject({ code: 'invalid_batch', path: 'events[0].type' });
+      expect(server.stores.diagnostics.events).toHaveLength(0);
+    });
+  }
+
+  it('rejects the first bad event of a full batch of 500 by its index, storing nothing', async () => {
+    const server = await servers.start();
+    const events: unknown[] = Array.from({ length: 500 }, () => ({ type: 'unregistered_flag', key: 'x' }));
+    events[499] = { type: 'version_skew', previousVersion: 1, currentVersion: 2 ** 53 };
+    const response = await call(server, '/sdk/v1/events', { method: 'POST', body: { sentAt: NOW(), events } });
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toMatchObject({ code: 'invalid_batch', path: 'events[499].currentVersion' });
+    expect(server.stores.diagnostics.events).toHaveLength(0);
+  });
+
+  it.each([
+    ['a 65-character sentAt', `2025-06-01T00:00:00.${'1'.repeat(44)}Z`, 400],
+    ['a 64-character sentAt', `2025-06-01T00:00:00.${'1'.repeat(43)}Z`, 202],
+    ['a sentAt with an offset', '2025-06-01T00:00:00+00:00', 400],
+    ['a sentAt on 29 February of a non-leap year', '2025-02-29T00:00:00Z', 400],
+  ])('answers %s with %i', async (_name, sentAt, status) => {
+    const server = await servers.start();
+    const response = await call(server, '/sdk/v1/events', { method: 'POST', body: { sentAt, events: [] } });
+    expect(response.status).toBe(status);
+    if (status === 400) expect(await errorOf(response)).toMatchObject({ code: 'invalid_batch', path: 'sentAt' });
   });
 });

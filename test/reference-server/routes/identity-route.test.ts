@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admin, call, DEMO, errorOf, NOW, useServers } from './helpers';
+import { admin, call, DEMO, errorOf, NOW, useServers } from '../helpers';
 
 const servers = useServers();
 
@@ -54,4 +54,28 @@ describe('GET /sdk/v1/identity', () => {
       expect(await errorOf(response)).toMatchObject({ code: 'invalid_request', path: 'userId' });
     },
   );
+});
+
+describe('identity query edges', () => {
+  it.each([
+    ['a 256-character id', 'u'.repeat(256), 'u'.repeat(256)],
+    ['an encoded slash, ampersand and emoji', encodeURIComponent('a/b&c😀'), 'a/b&c😀'],
+    ['a plus sign as a space', 'user+42', 'user 42'],
+  ])('answers %s', async (_name, query, expected) => {
+    const server = await servers.start();
+    const response = await call(server, `/sdk/v1/identity?userId=${query}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ userId: expected, traits: {} });
+  });
+
+  it.each([
+    ['userId with another case', '?userid=user-42'],
+    ['a bare userId', '?userId'],
+    ['an empty and a full userId', '?userId=&userId=user-42'],
+  ])('answers %s with 400 naming userId', async (_name, query) => {
+    const server = await servers.start();
+    const response = await call(server, `/sdk/v1/identity${query}`);
+    expect(response.status).toBe(400);
+    expect(await errorOf(response)).toMatchObject({ code: 'invalid_request', path: 'userId' });
+  });
 });

@@ -1,8 +1,10 @@
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { startReferenceServer } from '../../reference-server/index';
-import { call, DEMO, NOW, useServers, withTimeout } from './helpers';
+import { call, DEMO, NOW, sleep, StreamClient, useServers, withTimeout } from './helpers';
+import { openRaw, upgradeRequest } from './raw-http';
 
 const servers = useServers();
 
@@ -102,5 +104,72 @@ describe('close()', () => {
     expect(server.close()).toBe(first);
     await first;
     await expect(fetch(`${server.baseUrl}/sdk/v1/snapshot`)).rejects.toThrow();
+  });
+});
+
+describe('close() with work in flight', () => {
+  function freePortIsFree(port: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+  }
+
+  it('settles and frees the port while a stream client never reads nor answers the close frame', async () => {
+    const server = await servers.start({ heartbeatMs: 50 });
+    const socket = openRaw(server);
+    let raw = '';
+    socket.on('data', (chunk) => (raw += chunk.toString('latin1')));
+    socket.write(upgradeRequest('/sdk/v1/stream'));
+    await vi.waitFor(() => expect(raw).toContain('"connected"'));
+    socket.pause();
+    await withTimeout(server.close(), 10_000, 'close()');
+    expect(await freePortIsFree(server.port)).toBe(true);
+  });
+
+  it('settles while a stream is still authenticating and while an upgrade arrives during close', async () => {
+    const server = await servers.start({ connectedDelayMs: 60_000 });
+    const pending = servers.connect(server);
+    await pending.opened;
+    const closing = server.close();
+    const late = new StreamClient(new WebSocket(`${server.wsUrl}/sdk/v1/stream`, ['flagplane.v1', `flagplane.key.${DEMO.prodClientKey}`]));
+    await withTimeout(closing, 5000, 'close()');
+    expect((await withTimeout(pending.closed, 5000, 'close')).code).toBe(1001);
+    const lateClose = await withTimeout(late.closed, 5000, 'late close');
+    expect(lateClose.code).not.toBe(1000);
+    expect(late.messages).toEqual([]);
+  });
+
+  // reference-server.md: close() releases the port after a short grace. A client that sent
+  // headers and part of a body and then stalls must not hold close() open until node's
+  // requestTimeout (300 s).
+  it('settles while a client stalls in the middle of a request body', async () => {
+    const server = await servers.start();
+    const keysSeen = vi.spyOn(server.stores.keys, 'get');
+    const socket = openRaw(server);
+    socket.write(
+      `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sentAt"`,
+    );
+    await vi.waitFor(() => expect(keysSeen).toHaveBeenCalled());
+    await withTimeout(server.close(), 4000, 'close() with a stalled upload');
+  });
+
+  it('settles while a client stalls in the middle of its request headers', async () => {
+    const server = await servers.start();
+    const socket = openRaw(server);
+    socket.write('GET /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\n');
+    await sleep(50);
+    await withTimeout(server.close(), 4000, 'close() with stalled headers');
+  });
+
+  // A TCP connection that never sends a request (a browser preconnect, or a connect racing
+  // close()) is not closed by node's server.close() alone; close() must still settle.
+  it('settles with an idle connection that never sent a byte', async () => {
+    const server = await servers.start();
+    const socket = openRaw(server);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    await sleep(50);
+    await withTimeout(server.close(), 4000, 'close() with an idle socket');
   });
 });

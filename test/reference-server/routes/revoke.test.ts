@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admin, call, DEMO, useServers, withTimeout } from './helpers';
+import { admin, call, DEMO, useServers, withTimeout } from '../helpers';
 
 const servers = useServers();
 

@@ -1,9 +1,20 @@
-import { describe, expect, it } from 'vitest';
-import demo from '../../reference-server/demo.json';
-import { admin, call, DEMO, errorOf, NOW, useServers } from './helpers';
+import { describe, expect, it, vi } from 'vitest';
+import demo from '../../../reference-server/demo.json';
+import { admin, call, DEMO, empty, errorOf, evaluation, NOW, useServers, withTimeout } from '../helpers';
+import type { ReferenceServer } from '../../../reference-server/index';
 
 const servers = useServers();
+
 const prodSnapshot = demo.environments[0]!.snapshot;
+
+/** JSON nested `depth` arrays deep: small on the wire, deeper than V8's recursive serialisers can go. */
+function deepJson(depth = 100_000): string {
+  return `${'['.repeat(depth)}${']'.repeat(depth)}`;
+}
+
+function postRaw(server: ReferenceServer, rawBody: string, key: string = DEMO.prodClientKey): Promise<Response> {
+  return call(server, '/sdk/v1/events', { key, method: 'POST', rawBody, headers: { 'content-type': 'application/json' } });
+}
 
 describe('admin API authentication', () => {
   it.each([
@@ -184,5 +195,129 @@ describe('traits, resync and the stores', () => {
       'staging:evaluation',
       'staging:unregistered_flag',
     ]);
+  });
+});
+
+describe('admin routes with bad input', () => {
+  it('keeps versions moving forward whatever version a published body claims', async () => {
+    const server = await servers.start();
+    const adminCall = (body: unknown) =>
+      call(server, '/admin/v1/environments/production/snapshot', { key: server.adminToken, method: 'PUT', body });
+    expect(await (await adminCall({ schemaVersion: 1, flags: {}, version: 0 })).json()).toEqual({ environmentId: 'production', version: 2 });
+    expect(await (await adminCall({ schemaVersion: 1, flags: {}, version: 1 })).json()).toEqual({ environmentId: 'production', version: 3 });
+    const served = await call(server, '/sdk/v1/snapshot');
+    expect(served.headers.get('etag')).toBe('"snapshot-3"');
+  });
+
+  it('does not let a published __proto__ member leak into other snapshots', async () => {
+    const server = await servers.start();
+    const response = await call(server, '/admin/v1/environments/production/snapshot', {
+      key: server.adminToken,
+      method: 'PUT',
+      rawBody: '{"schemaVersion":1,"flags":{"__proto__":{"clientSide":true,"on":true}},"__proto__":{"polluted":true}}',
+    });
+    expect(response.status).toBe(200);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const served = await (await call(server, '/sdk/v1/snapshot', { key: DEMO.prodClientKey })).json();
+    expect(served.version).toBe(2);
+    expect(served.polluted).toBeUndefined();
+  });
+
+  it.each([
+    ['an environment id that does not decode', 'PUT', '/admin/v1/environments/%E0%A4%A/snapshot', 404],
+    ['a revoke of a malformed key', 'DELETE', '/admin/v1/keys/not-a-key', 404],
+    ['an empty userId segment', 'PUT', '/admin/v1/environments/production/traits/', 404],
+  ])('answers %s with the error shape', async (_name, method, path, status) => {
+    const server = await servers.start();
+    const response = await call(server, path, { key: server.adminToken, method, body: {} });
+    expect(response.status).toBe(status);
+    expect((await errorOf(response)).code).toBe('not_found');
+  });
+
+  it('checks the admin token before reading an oversized body', async () => {
+    const server = await servers.start();
+    const response = await call(server, '/admin/v1/environments/production/snapshot', {
+      key: 'wrong-token-123',
+      method: 'PUT',
+      rawBody: 'x'.repeat(6 * 1024 * 1024),
+    });
+    expect(response.status).toBe(401);
+    expect((await errorOf(response)).code).toBe('unauthorized');
+  });
+
+  // protocol.md §7: resync answers how many subscribers were notified; a stream that is closing
+  // (here: its key was just revoked) is sent nothing, so it must not be counted.
+  it('does not count a stream closed by a revocation as notified', async () => {
+    const server = await servers.start();
+    const key = await server.createKey('production', 'client');
+    const client = await servers.subscribe(server, key, 'production', 1);
+    server.revokeKey(key);
+    const response = await call(server, '/admin/v1/environments/production/resync', { key: server.adminToken, method: 'POST' });
+    const { code } = await withTimeout(client.closed, 5000, '4403');
+    expect(code).toBe(4403);
+    expect(client.ofType('snapshot.resync')).toEqual([]);
+    expect(await response.json()).toEqual({ environmentId: 'production', notified: 0 });
+  });
+});
+
+describe('stored values the admin listings cannot serialise', () => {
+  // Any SDK key, including a client key shipped in a public browser bundle, can store a value
+  // nested deeper than JSON.stringify recurses (200 KB, under the 256 KiB limit). The batch is
+  // accepted with 202, and from then on every request for the admin listing of that store has its
+  // connection dropped without an answer (see the router test below): every event in it, good
+  // ones included, is unreadable through the admin API. protocol.md §7: "GET /admin/v1/analytics
+  // | none | 200 { events: [...] }" (likewise diagnostics and identify-queue).
+  const cases: Array<[string, string, (deep: string) => string, string]> = [
+    [
+      'an evaluation value',
+      '/analytics',
+      (deep) => `{"type":"evaluation","key":"k","reason":"R","value":${deep},"userId":"u"}`,
+      'events',
+    ],
+    ['identify traits', '/environments/production/identify-queue', (deep) => `{"type":"identify","userId":"u","traits":{"t":${deep}}}`, 'rows'],
+    ['an unknown member of an error event', '/diagnostics', (deep) => `{"type":"error","message":"m","extra":${deep}}`, 'events'],
+  ];
+  for (const [name, listing, event, member] of cases) {
+    it(`keeps ${listing} readable after a batch with ${name} nested 100000 deep`, async () => {
+      const internal = vi.fn();
+      const server = await servers.start({ onInternalError: internal });
+      await postRaw(server, `{"sentAt":"${NOW()}","events":[${event(deepJson())}]}`);
+      const good = { sentAt: NOW(), events: [evaluation(), { type: 'identify', userId: 'ok', traits: {} }, { type: 'error', message: 'ok' }] };
+      expect((await call(server, '/sdk/v1/events', { key: DEMO.prodClientKey, method: 'POST', body: good })).status).toBe(202);
+      const response = await admin(server, 'GET', listing);
+      expect(internal).not.toHaveBeenCalled();
+      expect(response.status).toBe(200);
+      expect((await response.json())[member].length).toBeGreaterThanOrEqual(1);
+    });
+  }
+
+  // protocol.md §5: "500 | internal | a bug; the process stays up". An admin body nested deeper
+  // than structuredClone recurses is bad input (400 invalid_request), as the config loader already
+  // treats it ("a config nested too deeply to copy" is an invalid config, reference-server.md).
+  it('answers a published snapshot nested too deep to copy with a 4xx, not 500, and keeps the current one', async () => {
+    const internal = vi.fn();
+    const server = await servers.start({ onInternalError: internal });
+    const response = await call(server, '/admin/v1/environments/production/snapshot', {
+      key: server.adminToken,
+      method: 'PUT',
+      rawBody: `{"schemaVersion":1,"flags":{"deep":${deepJson()}}}`,
+    });
+    expect(server.stores.environments.get('production')!.kv.current).toBe(1);
+    expect(internal).not.toHaveBeenCalled();
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).code).toBe('invalid_request');
+  });
+
+  it('answers a trait overlay nested too deep to copy with a 4xx, not 500', async () => {
+    const internal = vi.fn();
+    const server = await servers.start({ onInternalError: internal });
+    const response = await call(server, '/admin/v1/environments/production/traits/u-7', {
+      key: server.adminToken,
+      method: 'PUT',
+      rawBody: `{"plan":${deepJson()}}`,
+    });
+    expect(internal).not.toHaveBeenCalled();
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).code).toBe('invalid_request');
   });
 });

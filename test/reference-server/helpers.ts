@@ -183,3 +183,9 @@ export async function errorOf(response: Response): Promise<{ code: string; messa
 }
 
 export const NOW = () => new Date().toISOString();
+
+/** An empty schema-1 snapshot to publish. */
+export const empty = { schemaVersion: 1, flags: {} };
+
+/** An `evaluation` event of flag `key`. */
+export const evaluation = (key = 'new-checkout') => ({ type: 'evaluation', key, reason: 'FALLTHROUGH', value: true, userId: 'u-1' });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CLOSE_CODES } from '../../reference-server/index';
-import { DEMO, sleep, useServers, withTimeout } from './helpers';
+import { WebSocket } from 'ws';
+import { CLOSE_CODES } from '../../../reference-server/index';
+import { DEMO, sleep, useServers, withTimeout } from '../helpers';
+import { parseResponses, rawErrorOf, rawExchange, upgradeRequest } from '../raw-http';
 
 const servers = useServers();
 
@@ -124,5 +126,55 @@ describe('stream handshake', () => {
     expect(await good.next('pong')).toEqual({ type: 'pong', ts: 1 });
     await sleep(20);
     expect(server.stores.keys.findActive(DEMO.prodClientKey)).toBeDefined();
+  });
+});
+
+describe('WebSocket handshakes that ws refuses', () => {
+  // Left to itself, ws's abortHandshake answers these with `Content-Type: text/html` and a
+  // plain-text body; protocol.md §5's error shape must be used instead. Each is a refusal of an
+  // upgrade to /sdk/v1/stream.
+  const refusals: Array<[string, string]> = [
+    ['a malformed Sec-WebSocket-Key', upgradeRequest('/sdk/v1/stream', { 'Sec-WebSocket-Key': 'short' })],
+    ['a missing Sec-WebSocket-Key', upgradeRequest('/sdk/v1/stream', { 'Sec-WebSocket-Key': '' })],
+    ['an unsupported Sec-WebSocket-Version', upgradeRequest('/sdk/v1/stream', { 'Sec-WebSocket-Version': '12' })],
+    ['a duplicated subprotocol', upgradeRequest('/sdk/v1/stream', { 'Sec-WebSocket-Protocol': 'flagplane.v1, flagplane.v1' })],
+    ['a subprotocol list with an empty entry', upgradeRequest('/sdk/v1/stream', { 'Sec-WebSocket-Protocol': 'flagplane.v1,,x' })],
+    ['an Upgrade other than websocket', upgradeRequest('/sdk/v1/stream', { Upgrade: 'h2c' })],
+    ['a POST upgrade', upgradeRequest('/sdk/v1/stream', {}, 'POST')],
+  ];
+  for (const [name, request] of refusals) {
+    it(`refuses ${name} with the JSON error shape`, async () => {
+      const server = await servers.start();
+      const raw = parseResponses(await rawExchange(server, request));
+      expect(raw[0]?.status).toBeGreaterThanOrEqual(400);
+      rawErrorOf(raw[0]);
+      expect(raw[0]?.headers['access-control-allow-origin']).toBe('*');
+    });
+  }
+
+  it('still refuses those handshakes with a 4xx and keeps serving streams', async () => {
+    const server = await servers.start();
+    for (const [, request] of refusals) {
+      const raw = parseResponses(await rawExchange(server, request));
+      expect(raw[0]?.status).toBeGreaterThanOrEqual(400);
+      expect(raw[0]?.status).toBeLessThan(500);
+    }
+    const client = servers.connect(server);
+    expect((await client.next('connected')).environmentId).toBe('production');
+  });
+
+  it('authenticates a key offered with extra whitespace and a lowercase bearer header', async () => {
+    const server = await servers.start();
+    const client = servers.connect(server, { protocols: ['flagplane.v1'], headers: { authorization: `bearer   ${DEMO.stagingClientKey}` } });
+    expect(await client.next('connected')).toMatchObject({ environmentId: 'staging' });
+  });
+
+  it('prefers the key subprotocol over the header, and closes 4401 when that key is bad', async () => {
+    const server = await servers.start();
+    const client = servers.connect(server, {
+      protocols: ['flagplane.v1', 'flagplane.key.svc_sdk_client_unknown_0000'],
+      headers: { authorization: `Bearer ${DEMO.prodClientKey}` },
+    });
+    expect((await withTimeout(client.closed, 5000, 'close')).code).toBe(4401);
   });
 });

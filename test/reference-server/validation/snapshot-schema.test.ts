@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import { validateSchema } from '../../reference-server/validation/json-schema';
+import type { FlagSnapshot } from '../../../src/snapshot/snapshot-types';
+import { validateSchema } from '../../../reference-server/validation/json-schema';
 
-const root = resolve(import.meta.dirname, '../..');
+const root = resolve(import.meta.dirname, '../../..');
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 const schema = readJson(join(root, 'docs/schema/flag-snapshot.schema.json')) as Record<string, unknown>;
 const validate = (root: Record<string, unknown>, value: unknown) => validateSchema(root, root, value);

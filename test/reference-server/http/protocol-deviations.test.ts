@@ -1,7 +1,7 @@
 // Issue 17's three deviations from protocol.md, and the request timeouts that bound slow clients.
 import { describe, expect, it } from 'vitest';
-import { DEMO, sleep, useServers } from './helpers';
-import { openRaw, parseResponses, rawErrorOf, rawExchange, received } from './raw-http';
+import { DEMO, sleep, useServers } from '../helpers';
+import { openRaw, parseResponses, rawErrorOf, rawExchange, received } from '../raw-http';
 
 const servers = useServers();
 

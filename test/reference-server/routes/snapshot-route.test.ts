@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import demo from '../../reference-server/demo.json';
-import { ifNoneMatchHits } from '../../reference-server/http/etag';
-import { call, DEMO, errorOf, useServers } from './helpers';
+import demo from '../../../reference-server/demo.json';
+import { ifNoneMatchHits } from '../../../reference-server/http/etag';
+import { call, DEMO, errorOf, useServers } from '../helpers';
+import { parseResponses, rawExchange, snapshotRequest } from '../raw-http';
 
 const servers = useServers();
+
 const prodFlags = demo.environments[0]!.snapshot.flags as Record<string, { clientSide: boolean }>;
 
 describe('GET /sdk/v1/snapshot', () => {
@@ -137,5 +139,33 @@ describe('ifNoneMatchHits', () => {
     [' * ', true],
   ])('%s → %s', (header, hit) => {
     expect(ifNoneMatchHits(header, '"snapshot-1"')).toBe(hit);
+  });
+});
+
+describe('snapshot query and If-None-Match edges', () => {
+  // protocol.md §3: only a value that is "not a non-negative integer" is a 400, so a 16-digit
+  // safe integer must not be refused for its length.
+  it('accepts minVersion=9007199254740991, the largest safe integer version', async () => {
+    const server = await servers.start();
+    const response = await call(server, '/sdk/v1/snapshot?minVersion=9007199254740991');
+    expect(response.status).toBe(200);
+  });
+
+  it('accepts minVersion with leading zeros and ignores unknown query parameters', async () => {
+    const server = await servers.start();
+    const response = await call(server, '/sdk/v1/snapshot?minVersion=007&cacheBust=1&minversion=x');
+    expect(response.status).toBe(200);
+  });
+
+  it.each([
+    ['a quoted star', '"*"', 200],
+    ['a star inside a list', '"snapshot-0", *', 304],
+    ['two If-None-Match headers', ['"snapshot-0"', '"snapshot-1"'], 304],
+  ])('If-None-Match %s → %i', async (_name, value, status) => {
+    const server = await servers.start();
+    const lines = (Array.isArray(value) ? value : [value]).map((v) => `If-None-Match: ${v}`);
+    const raw = parseResponses(await rawExchange(server, snapshotRequest([`Authorization: Bearer ${DEMO.prodServerKey}`, ...lines])));
+    expect(raw[0]?.status).toBe(status);
+    expect(raw[0]?.headers.etag).toBe('"snapshot-1"');
   });
 });

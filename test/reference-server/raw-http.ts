@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterEach, expect } from 'vitest';
 import type { ReferenceServer } from '../../reference-server/index';
+import { DEMO } from './helpers';
 
 /** Raw sockets a test opened; destroyed after each test so a server's close() is never held up by one. */
 const rawSockets: Socket[] = [];
@@ -71,4 +72,28 @@ export function received(socket: Socket): Promise<string> {
   let raw = '';
   socket.on('data', (chunk) => (raw += chunk.toString()));
   return new Promise((resolve) => socket.on('close', () => resolve(raw)));
+}
+
+const WS_KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
+
+/** A WebSocket upgrade request for `path` with the demo client key, as raw bytes; an empty header value leaves the header out. */
+export function upgradeRequest(path: string, headers: Record<string, string> = {}, method = 'GET'): string {
+  const all: Record<string, string> = {
+    Host: 'x',
+    Upgrade: 'websocket',
+    Connection: 'Upgrade',
+    'Sec-WebSocket-Key': WS_KEY,
+    'Sec-WebSocket-Version': '13',
+    'Sec-WebSocket-Protocol': `flagplane.v1, flagplane.key.${DEMO.prodClientKey}`,
+    ...headers,
+  };
+  const lines = Object.entries(all)
+    .filter(([, value]) => value !== '')
+    .map(([name, value]) => `${name}: ${value}`);
+  return `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** A raw GET /sdk/v1/snapshot with `extraHeaders`. */
+export function snapshotRequest(extraHeaders: string[] = [], connection = 'close'): string {
+  return ['GET /sdk/v1/snapshot HTTP/1.1', 'Host: x', `Connection: ${connection}`, ...extraHeaders].join('\r\n') + '\r\n\r\n';
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admin, call, DEMO, useServers } from './helpers';
+import { admin, call, DEMO, useServers } from '../helpers';
 
 const servers = useServers();
 

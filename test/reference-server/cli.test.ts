@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { runCli } from '../../reference-server/cli-main';
 import type { ReferenceServer } from '../../reference-server/index';
+import demo from '../../reference-server/demo.json';
 import { DEMO, StreamClient, withTimeout } from './helpers';
 import { bundleCli } from '../helpers/cli-bundle';
 
@@ -202,5 +203,36 @@ describe('the bundled CLI as a process', () => {
     expect(await withTimeout(stream.closed, 5000, 'stream close')).toEqual({ code: 1001, reason: 'going away' });
     expect(await withTimeout(exited, 10_000, 'CLI exit')).toBe(0);
     expect(stderr).toBe('');
+  });
+});
+
+describe('runCli with hostile arguments and configs', () => {
+  it('an empty --host (say `--host "$HOST"` with HOST unset) is refused with exit 2, not bound to every interface', async () => {
+    // Was a bug: `--host ''` passes parseCliArgs; node:http treats '' as "unspecified" and listens
+    // on `::` (all interfaces) although the default is 127.0.0.1, and the banner prints
+    // `http://:<port>`, which is not a URL.
+    const { err, io } = collector();
+    const outcome = await runCli(['--port', '0', '--host', ''], io);
+    if (outcome.kind === 'running') {
+      const { baseUrl } = outcome.server;
+      await outcome.server.close();
+      expect.fail(`the server started, with base URL ${baseUrl}`);
+    }
+    expect(outcome).toEqual({ kind: 'exit', code: 2 });
+    expect(err.join('\n')).toMatch(/--host/);
+  });
+
+  it('a config nested too deeply to copy is an invalid config (exit 1 naming the file), not a RangeError thrown out of runCli', async () => {
+    // Was a bug: parseSnapshot's structuredClone overflows the stack on a deeply nested flag; the
+    // RangeError is not a ConfigError, so runCli rethrows it and cli.ts prints a bare stack
+    // trace ("Maximum call stack size exceeded") instead of "invalid config: <file>: …".
+    const file = join(dir, 'deep.json');
+    const text = JSON.stringify(demo).replace('"flags":{', `"flags":{"deep":${'['.repeat(20_000)}1${']'.repeat(20_000)},`);
+    await writeFile(file, text);
+    const { err, io } = collector();
+    const outcome = await runCli(['--config', file, '--port', '0'], io).catch((error: unknown) => ({ threw: String(error) }));
+    if ('kind' in outcome && outcome.kind === 'running') await outcome.server.close();
+    expect(outcome).toEqual({ kind: 'exit', code: 1 });
+    expect(err.join('\n')).toMatch(/^invalid config: .*deep\.json/);
   });
 });

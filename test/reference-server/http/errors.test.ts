@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import type { ReferenceServer } from '../../reference-server/index';
-import { admin, call, DEMO, errorOf, NOW, useServers } from './helpers';
+import { WebSocket } from 'ws';
+import type { ReferenceServer } from '../../../reference-server/index';
+import { admin, call, DEMO, errorOf, NOW, useServers } from '../helpers';
 
 const servers = useServers();
 
@@ -166,5 +167,23 @@ describe('500 for handler bugs', () => {
     expect(response.status).toBe(500);
     expect((await errorOf(response)).code).toBe('internal');
     expect((await admin(server, 'GET', '/analytics')).status).toBe(200);
+  });
+});
+
+describe('a response body that cannot be serialised', () => {
+  // router.ts serialises the body in writeResult, outside the try that turns a throw into 500, so
+  // the RangeError/TypeError rejects respond() and its catch destroys the socket: the client gets
+  // no status and no body at all. protocol.md §5: "Every non-2xx, non-304 response from every
+  // route has this body" and "500 | internal | a bug; the process stays up". The stores are
+  // writable by tests (EventLog.append), which is how this value gets in here.
+  it('is answered with 500 internal and the error shape, not a dropped connection', async () => {
+    const internal = vi.fn();
+    const server = await servers.start({ onInternalError: internal });
+    server.stores.diagnostics.append({ type: 'error', environmentId: 'production', receivedAt: NOW(), n: 1n });
+    const response = await admin(server, 'GET', '/diagnostics').catch((error: unknown) => error as Error);
+    expect(internal).toHaveBeenCalledTimes(1);
+    expect(response).toBeInstanceOf(Response);
+    expect((response as Response).status).toBe(500);
+    expect((await errorOf(response as Response)).code).toBe('internal');
   });
 });

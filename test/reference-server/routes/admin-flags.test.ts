@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import demo from '../../reference-server/demo.json';
-import type { ReferenceServer } from '../../reference-server/index';
-import { admin, call, DEMO, errorOf, NOW, useServers } from './helpers';
+import demo from '../../../reference-server/demo.json';
+import type { ReferenceServer } from '../../../reference-server/index';
+import { admin, call, DEMO, errorOf, NOW, useServers } from '../helpers';
 
 const servers = useServers();
 const demoFlags = demo.environments[0]!.snapshot.flags;
