@@ -17,6 +17,7 @@ export interface StreamRefusal {
 export function createStreamAdmission(limits: Pick<ServerLimits, 'streamsPerKey' | 'streamsTotal'>, openTotal: () => number) {
   const openPerKey = new Map<string, number>();
   return {
+    /** Counts a stream offering `key` as it opens (1) or closes (-1). */
     count(key: string | undefined, change: 1 | -1): void {
       if (key === undefined) return;
       const count = (openPerKey.get(key) ?? 0) + change;

@@ -29,6 +29,7 @@ export interface SessionContext {
 // `ignoreBOM` keeps a leading BOM in the text, so such a frame is refused as not JSON.
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** A session that has not yet authenticated. */
 export function createSession(ws: WebSocket, offeredKey: string | undefined): StreamSession {
   return { ws, offeredKey, phase: 'authenticating', environmentId: undefined, subscribed: false, alive: true, authTimer: undefined };
 }
@@ -40,6 +41,7 @@ export function send(session: StreamSession, message: ServerMessage): boolean {
   return true;
 }
 
+/** Closes the stream with `code` and `reason` unless it is closing already, and stops its authentication. */
 export function closeSession(session: StreamSession, code: number, reason: string): void {
   clearTimeout(session.authTimer);
   if (session.ws.readyState === session.ws.OPEN || session.ws.readyState === session.ws.CONNECTING) {
