@@ -4,9 +4,9 @@ import { DEFAULT_LIMITS, resolveLimits, type ServerLimits } from './limits';
 import type { ServerConfig } from './config';
 import type { ReferenceServer } from './server';
 import { startReferenceServer } from './server';
-import { EngineError } from './engines/engine-error';
-import { MissingPackageError } from './engines/optional-package';
-import { STREAM_PATH } from './stream-messages';
+import { EngineError } from './stores/engine-error';
+import { MissingPackageError } from './stores/optional-package';
+import { STREAM_PATH } from './stream/messages';
 
 /** Where the CLI writes; `cli.ts` passes the console, tests pass collectors. */
 export interface CliIo {

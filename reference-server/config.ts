@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { resolveLimits, type ServerLimits } from './limits';
 import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import demo from './demo.json';
-import { kindOfKey, SDK_KEY_PATTERN } from './sdk-keys';
-import { checkSnapshotStructure } from './snapshot-structure';
-import type { EnvironmentKind, KeyKind, Traits } from './stores';
+import { kindOfKey, SDK_KEY_PATTERN } from './http/sdk-keys';
+import { checkSnapshotStructure } from './validation/snapshot-structure';
+import type { EnvironmentKind, KeyKind, StoredTraits } from './stores/records';
+import { isRecord } from '../src/shared/guards';
 
 /** An SDK key declared in the config. Its prefix must agree with `kind`. */
 export interface KeyConfig {
@@ -20,7 +21,7 @@ export interface EnvironmentConfig {
   /** The initial snapshot; its `version` defaults to 1 and its `environmentId` is set to `id`. */
   snapshot: FlagSnapshot;
   /** Trait overlays by user id. */
-  traits?: { [userId: string]: Traits };
+  traits?: { [userId: string]: StoredTraits };
 }
 
 /** The shape of `reference-server/demo.json` and of `--config` files. */
@@ -46,12 +47,8 @@ export class ConfigError extends Error {
 
 const ENVIRONMENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function parseKey(value: unknown, path: string, seen: Set<string>): KeyConfig {
-  if (!isObject(value)) throw new ConfigError(path, 'must be an object { key, kind }');
+  if (!isRecord(value)) throw new ConfigError(path, 'must be an object { key, kind }');
   const { key, kind } = value;
   if (kind !== 'server' && kind !== 'client') throw new ConfigError(`${path}.kind`, 'must be "server" or "client"');
   if (typeof key !== 'string' || !SDK_KEY_PATTERN.test(key)) {
@@ -73,12 +70,12 @@ function copy<T>(value: T, path: string): T {
   }
 }
 
-function parseTraits(value: unknown, path: string): { [userId: string]: Traits } {
-  if (!isObject(value)) throw new ConfigError(path, 'must be an object of user id → traits object');
+function parseTraits(value: unknown, path: string): { [userId: string]: StoredTraits } {
+  if (!isRecord(value)) throw new ConfigError(path, 'must be an object of user id → traits object');
   for (const [userId, traits] of Object.entries(value)) {
-    if (!isObject(traits)) throw new ConfigError(`${path}.${userId}`, 'must be an object');
+    if (!isRecord(traits)) throw new ConfigError(`${path}.${userId}`, 'must be an object');
   }
-  return copy(value, path) as { [userId: string]: Traits };
+  return copy(value, path) as { [userId: string]: StoredTraits };
 }
 
 function parseSnapshot(value: unknown, path: string, environmentId: string): FlagSnapshot {
@@ -88,7 +85,7 @@ function parseSnapshot(value: unknown, path: string, environmentId: string): Fla
 }
 
 function parseEnvironment(value: unknown, path: string, seenIds: Set<string>, seenKeys: Set<string>): EnvironmentConfig {
-  if (!isObject(value)) throw new ConfigError(path, 'must be an object');
+  if (!isRecord(value)) throw new ConfigError(path, 'must be an object');
   const { id, kind, keys, snapshot, traits } = value;
   if (typeof id !== 'string' || !ENVIRONMENT_ID_PATTERN.test(id)) {
     throw new ConfigError(`${path}.id`, `must match ${ENVIRONMENT_ID_PATTERN.source}`);
@@ -117,7 +114,7 @@ function resolveLimitsGiven(given: Record<string, unknown>): Partial<ServerLimit
 }
 
 export function parseServerConfig(value: unknown): ServerConfig {
-  if (!isObject(value)) throw new ConfigError('', 'the config must be a JSON object');
+  if (!isRecord(value)) throw new ConfigError('', 'the config must be a JSON object');
   const { adminToken, environments } = value;
   if (adminToken !== undefined && (typeof adminToken !== 'string' || adminToken.length < 8)) {
     throw new ConfigError('adminToken', 'must be a string of at least 8 characters');
@@ -132,7 +129,7 @@ export function parseServerConfig(value: unknown): ServerConfig {
   };
   if (adminToken !== undefined) config.adminToken = adminToken;
   if (value.limits !== undefined) {
-    if (!isObject(value.limits)) throw new ConfigError('limits', 'must be an object of limits');
+    if (!isRecord(value.limits)) throw new ConfigError('limits', 'must be an object of limits');
     try {
       config.limits = resolveLimitsGiven(value.limits);
     } catch (error) {

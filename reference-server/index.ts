@@ -3,34 +3,25 @@ export { startReferenceServer } from './server';
 export type { PublishableSnapshot, ReferenceServer, ReferenceServerOptions } from './server';
 export { ConfigError, demoConfig, loadConfigFile, parseServerConfig } from './config';
 export type { EnvironmentConfig, KeyConfig, ServerConfig } from './config';
-export type {
-  EnvironmentKind,
-  EnvironmentRecord,
-  EnvironmentStore,
-  EventLog,
-  IdentifyQueue,
-  IdentifyRow,
-  KeyKind,
-  KeyRecord,
-  KeyStore,
-  ReferenceServerStores,
-  SnapshotKv,
-  StoredEvent,
-  Traits,
-  TraitStore,
-} from './stores';
-export type { ErrorBody, ErrorCode } from './http-responses';
-export { MissingPackageError } from './engines/optional-package';
-export { EngineError } from './engines/engine-error';
+export type { EnvironmentKind, IdentifyRow, KeyKind, KeyRecord, StoredEvent, StoredTraits, StoredTraits as Traits } from './stores/records';
+export type { EnvironmentRecord, EnvironmentStore, SnapshotKv } from './stores/environment-store';
+export type { EventLog } from './stores/event-log';
+export type { IdentifyLog as IdentifyQueue } from './stores/identify-log';
+export type { KeyStore } from './stores/key-store';
+export type { TraitStore } from './stores/trait-store';
+export type { ReferenceServerStores } from './stores/contracts';
+export type { ErrorBody, ErrorCode } from './http/responses';
+export { MissingPackageError } from './stores/optional-package';
+export { EngineError } from './stores/engine-error';
+export type { ClaimedRow } from './stores/records';
 export type {
   AnalyticsStore,
-  ClaimedRow,
   ControlChange,
   ControlSeed,
   ControlState,
   ControlStore,
   IdentifyQueueStore,
   PublishOutcome,
-} from './engines/contracts';
-export { CLOSE_CODES, STREAM_PATH, STREAM_PROTOCOL } from './stream-messages';
-export type { ResyncReason, ServerMessage } from './stream-messages';
+} from './stores/contracts';
+export { CLOSE_CODES, STREAM_PATH, STREAM_PROTOCOL } from './stream/messages';
+export type { ResyncReason, ServerMessage } from './stream/messages';

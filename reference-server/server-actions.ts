@@ -1,15 +1,15 @@
-import { HttpError } from './http-responses';
+import { RouteError } from './http/responses';
 import { isRecord } from '../src/shared/guards';
-import { generateKey } from './sdk-keys';
-import { flagViolation } from './flag-validation';
-import { checkSnapshotStructure } from './snapshot-structure';
+import { generateKey } from './http/sdk-keys';
+import { flagViolation } from './validation/flag';
+import { checkSnapshotStructure } from './validation/snapshot-structure';
 import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
-import type { ControlChange, ControlStore, PublishOutcome } from './engines/contracts';
-import type { WorkingCopy } from './engines/working-copy';
-import { applyChange } from './engines/working-copy';
-import type { KeyKind, KeyRecord, Traits } from './stores';
-import type { StreamGateway } from './stream';
-import { CLOSE_CODES } from './stream-messages';
+import type { ControlChange, ControlStore, PublishOutcome } from './stores/contracts';
+import type { WorkingCopy } from './stores/working-copy';
+import { applyChange } from './stores/working-copy';
+import type { KeyKind, KeyRecord, StoredTraits } from './stores/records';
+import type { StreamGateway } from './stream/gateway';
+import { CLOSE_CODES } from './stream/messages';
 
 /**
  * What the admin API and the programmatic API can do; both share these checks. Each write goes
@@ -21,7 +21,7 @@ export interface ServerActions {
   resync(environmentId: string): Promise<{ environmentId: string; notified: number }>;
   createKey(environmentId: string, kind: unknown): Promise<KeyRecord>;
   revokeKey(key: string): Promise<void>;
-  setTraits(environmentId: string, userId: string, traits: unknown): Promise<{ userId: string; traits: Traits }>;
+  setTraits(environmentId: string, userId: string, traits: unknown): Promise<{ userId: string; traits: StoredTraits }>;
   /** Creates or replaces one flag, checked against schema 1, as a new version. */
   putFlag(environmentId: string, key: string, flag: unknown): Promise<FlagChange>;
   /** Merges `members` into one flag's top-level members, checked against schema 1, as a new version. */
@@ -46,7 +46,7 @@ function jsonCopy<T>(value: T, what: string): T {
   try {
     return JSON.parse(JSON.stringify(value)) as T;
   } catch (error) {
-    throw new HttpError(400, 'invalid_request', `${what} cannot be stored as JSON: ${(error as Error).message}`);
+    throw new RouteError(400, 'invalid_request', `${what} cannot be stored as JSON: ${(error as Error).message}`);
   }
 }
 
@@ -70,6 +70,47 @@ function editQueue() {
   };
 }
 
+/** Changes a copy of a snapshot's flags; `schemaVersion` is the snapshot's. */
+type FlagEdit = (flags: Record<string, unknown>, schemaVersion: number) => void;
+
+/**
+ * Publishes the current snapshot with an edit applied to a copy of its flags, as the next
+ * version — only if no other write (of any instance) came between the read and the store;
+ * otherwise it reads again. `commit` applies the outcome here and returns its version.
+ */
+function createFlagEditor(control: ControlStore, commit: (outcome: PublishOutcome, environmentId: string) => number) {
+  const inTurn = editQueue();
+  const editLoop = async (environmentId: string, key: string, mustExist: boolean, edit: FlagEdit): Promise<FlagChange> => {
+    for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt += 1) {
+      const current = await control.current(environmentId);
+      if (!current) throw new Error(`environment "${environmentId}" has no current snapshot`);
+      const flags: Record<string, unknown> = { ...current.flags };
+      if (mustExist && !Object.hasOwn(flags, key)) throw new RouteError(404, 'not_found', `environment "${environmentId}" has no flag "${key}"`);
+      edit(flags, current.schemaVersion);
+      const { version: _version, ...envelope } = current;
+      const outcome = await control.publish(environmentId, { ...envelope, flags: flags as FlagSnapshot['flags'] }, current.version);
+      if (outcome.kind !== 'conflict') return { environmentId, version: commit(outcome, environmentId), key, flag: flags[key] };
+    }
+    throw new Error(`environment "${environmentId}" kept changing: ${EDIT_ATTEMPTS} attempts to edit flag "${key}" lost the race`);
+  };
+  return async (environmentId: string, key: string, mustExist: boolean, edit: FlagEdit): Promise<FlagChange> => {
+    if (key.length > FLAG_KEY_LIMIT) throw new RouteError(400, 'invalid_request', `a flag key has at most ${FLAG_KEY_LIMIT} characters`, 'key');
+    return inTurn(environmentId, () => editLoop(environmentId, key, mustExist, edit));
+  };
+}
+
+/** A flag as it is stored: a JSON copy, checked against schema 1 when the snapshot is of schema 1. */
+function checkedFlag(flag: unknown, schemaVersion: number): unknown {
+  if (!isRecord(flag)) throw new RouteError(400, 'invalid_request', 'the flag must be a JSON object');
+  const stored = jsonCopy(flag, 'the flag');
+  // Schema 1 is the one this server knows; a snapshot of another schema takes its flags as given.
+  const violation = schemaVersion === 1 ? flagViolation(stored) : undefined;
+  if (violation) {
+    throw new RouteError(400, 'invalid_request', `${violation.path || 'the flag'} ${violation.problem}`, violation.path || undefined);
+  }
+  return stored;
+}
+
 export interface ServerActionDeps {
   /** This instance's working copy, read by the request paths. */
   working: WorkingCopy;
@@ -81,50 +122,21 @@ export interface ServerActionDeps {
 export function createServerActions({ working, control, gateway }: ServerActionDeps): ServerActions {
   const requireEnvironment = (environmentId: string) => {
     const environment = working.environments.get(environmentId);
-    if (!environment) throw new HttpError(404, 'not_found', `unknown environment "${environmentId}"`);
+    if (!environment) throw new RouteError(404, 'not_found', `unknown environment "${environmentId}"`);
     return environment;
   };
   const committed = (outcome: PublishOutcome, environmentId: string): number => {
-    if (outcome.kind === 'unknown-environment') throw new HttpError(404, 'not_found', `unknown environment "${environmentId}"`);
+    if (outcome.kind === 'unknown-environment') throw new RouteError(404, 'not_found', `unknown environment "${environmentId}"`);
     if (outcome.kind === 'conflict') throw new Error(`environment "${environmentId}" changed during the write`);
     working.environments.put(outcome.snapshot);
     // The version this write made: in memory, later writes may already have applied.
     gateway.notifyUpdated(environmentId, outcome.snapshot.version);
     return outcome.snapshot.version;
   };
-  const inTurn = editQueue();
-  /**
-   * Publishes the current snapshot with `edit` applied to a copy of its flags, as the next
-   * version — only if no other write (of any instance) came between the read and the store;
-   * otherwise it reads again.
-   */
-  const editFlags = async (environmentId: string, key: string, mustExist: boolean, edit: (flags: Record<string, unknown>, schemaVersion: number) => void) => {
+  const editor = createFlagEditor(control, committed);
+  const editFlags = async (environmentId: string, key: string, mustExist: boolean, edit: FlagEdit) => {
     requireEnvironment(environmentId);
-    if (key.length > FLAG_KEY_LIMIT) throw new HttpError(400, 'invalid_request', `a flag key has at most ${FLAG_KEY_LIMIT} characters`, 'key');
-    return inTurn(environmentId, () => editLoop(environmentId, key, mustExist, edit));
-  };
-  const editLoop = async (environmentId: string, key: string, mustExist: boolean, edit: (flags: Record<string, unknown>, schemaVersion: number) => void) => {
-    for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt += 1) {
-      const current = await control.current(environmentId);
-      if (!current) throw new Error(`environment "${environmentId}" has no current snapshot`);
-      const flags: Record<string, unknown> = { ...current.flags };
-      if (mustExist && !Object.hasOwn(flags, key)) throw new HttpError(404, 'not_found', `environment "${environmentId}" has no flag "${key}"`);
-      edit(flags, current.schemaVersion);
-      const { version: _version, ...envelope } = current;
-      const outcome = await control.publish(environmentId, { ...envelope, flags: flags as FlagSnapshot['flags'] }, current.version);
-      if (outcome.kind !== 'conflict') return { environmentId, version: committed(outcome, environmentId), key, flag: flags[key] };
-    }
-    throw new Error(`environment "${environmentId}" kept changing: ${EDIT_ATTEMPTS} attempts to edit flag "${key}" lost the race`);
-  };
-  const checkedFlag = (flag: unknown, schemaVersion: number): unknown => {
-    if (!isRecord(flag)) throw new HttpError(400, 'invalid_request', 'the flag must be a JSON object');
-    const stored = jsonCopy(flag, 'the flag');
-    // Schema 1 is the one this server knows; a snapshot of another schema takes its flags as given.
-    const violation = schemaVersion === 1 ? flagViolation(stored) : undefined;
-    if (violation) {
-      throw new HttpError(400, 'invalid_request', `${violation.path || 'the flag'} ${violation.problem}`, violation.path || undefined);
-    }
-    return stored;
+    return editor(environmentId, key, mustExist, edit);
   };
 
   return {
@@ -132,7 +144,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
       requireEnvironment(environmentId);
       const check = checkSnapshotStructure(snapshot);
       if (!check.ok) {
-        throw new HttpError(400, 'invalid_request', `${check.path || 'the snapshot'} ${check.problem}`, check.path || undefined);
+        throw new RouteError(400, 'invalid_request', `${check.path || 'the snapshot'} ${check.problem}`, check.path || undefined);
       }
       const outcome = await control.publish(environmentId, { ...jsonCopy(check.snapshot, 'the snapshot'), environmentId });
       return { environmentId, version: committed(outcome, environmentId) };
@@ -145,7 +157,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
     async createKey(environmentId, kind) {
       requireEnvironment(environmentId);
       if (kind !== 'server' && kind !== 'client') {
-        throw new HttpError(400, 'invalid_request', 'kind must be "server" or "client"', 'kind');
+        throw new RouteError(400, 'invalid_request', 'kind must be "server" or "client"', 'kind');
       }
       const record = { key: generateKey(kind as KeyKind), kind: kind as KeyKind, environmentId };
       if (!(await control.addKey(record))) throw new Error('a freshly generated key exists already');
@@ -153,15 +165,15 @@ export function createServerActions({ working, control, gateway }: ServerActionD
       return working.keys.get(record.key) ?? { ...record, revoked: false };
     },
     async revokeKey(key) {
-      if (!(await control.revokeKey(key))) throw new HttpError(404, 'not_found', 'unknown key');
+      if (!(await control.revokeKey(key))) throw new RouteError(404, 'not_found', 'unknown key');
       applyChange(working, { kind: 'key-revoked', key });
       gateway.closeKey(key, CLOSE_CODES.revoked, 'the SDK key has been revoked');
     },
     async setTraits(environmentId, userId, traits) {
       requireEnvironment(environmentId);
-      if (userId.length === 0) throw new HttpError(400, 'invalid_request', 'userId must not be empty', 'userId');
-      if (!isRecord(traits)) throw new HttpError(400, 'invalid_request', 'the traits must be a JSON object');
-      const stored = jsonCopy(traits as Traits, 'the traits');
+      if (userId.length === 0) throw new RouteError(400, 'invalid_request', 'userId must not be empty', 'userId');
+      if (!isRecord(traits)) throw new RouteError(400, 'invalid_request', 'the traits must be a JSON object');
+      const stored = jsonCopy(traits as StoredTraits, 'the traits');
       await control.setTraits(environmentId, userId, stored);
       applyChange(working, { kind: 'traits-set', environmentId, userId, traits: stored });
       return { userId, traits: working.traits.get(environmentId, userId) ?? {} };
@@ -172,7 +184,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
       }),
     patchFlag: (environmentId, key, members) =>
       editFlags(environmentId, key, true, (flags, schemaVersion) => {
-        if (!isRecord(members)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object of the flag members to change');
+        if (!isRecord(members)) throw new RouteError(400, 'invalid_request', 'the body must be a JSON object of the flag members to change');
         flags[key] = checkedFlag({ ...(flags[key] as object), ...members }, schemaVersion);
       }),
     async deleteFlag(environmentId, key) {

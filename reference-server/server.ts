@@ -1,22 +1,24 @@
 import type { IncomingHttpHeaders, Server } from 'node:http';
-import { requireAdminToken } from './auth';
+import { requireAdminToken } from './http/auth';
 import type { ServerConfig } from './config';
 import { demoConfig, parseServerConfig } from './config';
-import { createHttpServer } from './http-server';
+import { createHttpServer } from './http/http-server';
 import { resolveLimits, type ServerLimits } from './limits';
-import { createRateLimiter } from './rate-limit';
-import { createRequestListener } from './router';
-import { ADMIN_PREFIX, createAdminRoutes } from './routes-admin';
-import { createConsoleRoutes } from './routes-console';
-import { createSdkRoutes } from './routes-sdk';
-import { openEngines } from './engines/open-engines';
-import { createQueueRoutes } from './routes-queue';
+import { createRateLimiter } from './http/rate-limit';
+import { createRequestListener } from './http/router';
+import { ADMIN_PREFIX, createAdminRoutes } from './routes/admin';
+import { createConsoleRoutes } from './routes/console';
+import { createSdkRoutes } from './routes/sdk';
+import { openStores } from './stores/open-stores';
+import { createQueueRoutes } from './routes/queue';
 import { applyRemoteChange, createServerActions } from './server-actions';
-import { generateAdminToken } from './sdk-keys';
-import type { SnapshotDraft } from './snapshot-structure';
-import type { Evictions, KeyKind, ReferenceServerStores, Traits } from './stores';
-import { createEventLog, createIdentifyQueue } from './stores';
-import { createStreamGateway } from './stream';
+import { generateAdminToken } from './http/sdk-keys';
+import type { SnapshotDraft } from './validation/snapshot-structure';
+import type { ReferenceServerStores } from './stores/contracts';
+import type { Evictions, KeyKind, StoredTraits } from './stores/records';
+import { createEventLog } from './stores/event-log';
+import { createIdentifyLog } from './stores/identify-log';
+import { createStreamGateway } from './stream/gateway';
 
 export interface ReferenceServerOptions {
   /** Port to listen on; `0` picks a free one. @default 0 */
@@ -86,7 +88,7 @@ export interface ReferenceServer {
   /** Revokes a key: 401 from then on, and its streams close with 4403. Rejects for an unknown key. */
   revokeKey(key: string): Promise<void>;
   /** Replaces the trait overlay of a user. */
-  setTraits(environmentId: string, userId: string, traits: Traits): Promise<void>;
+  setTraits(environmentId: string, userId: string, traits: StoredTraits): Promise<void>;
   /**
    * Closes streams with 1001, clears every timer, gives in-flight requests up to 2 s to finish,
    * releases the port, then closes the Redis connections and the Postgres pool.
@@ -113,6 +115,29 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/** This instance's stores, opened on their engines, and what it holds in memory, its evictions counted. */
+async function openServerStores(options: ReferenceServerOptions, config: ServerConfig, limits: ServerLimits, onError: (error: unknown) => void) {
+  const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
+  const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
+  const memory = {
+    identifyQueue: createIdentifyLog(limits.identifyRows, count('identifyRows')),
+    analytics: createEventLog(limits.eventsPerKind, count('events')),
+  };
+  const opened = await openStores(
+    {
+      redis: options.redis,
+      redisPrefix: options.redisPrefix,
+      postgres: options.postgres,
+      onError,
+      bounds: { snapshotVersions: limits.snapshotVersions, traitUsers: limits.traitUsers, onEvict: (what) => count(what)() },
+    },
+    config,
+    memory,
+  );
+  const stores: ReferenceServerStores = { ...opened.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };
+  return { opened, stores };
+}
+
 /** Starts a reference server; resolves once it listens. */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const config = options.config ? parseServerConfig(options.config) : demoConfig();
@@ -125,33 +150,15 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     connectedDelayMs: requireDuration('connectedDelayMs', options.connectedDelayMs ?? 0, true),
   };
   const onInternalError = options.onInternalError ?? (() => undefined);
-  const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
-  const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
-  const memory = {
-    identifyQueue: createIdentifyQueue(limits.identifyRows, count('identifyRows')),
-    analytics: createEventLog(limits.eventsPerKind, count('events')),
-  };
-  const engines = await openEngines(
-    {
-      redis: options.redis,
-      redisPrefix: options.redisPrefix,
-      postgres: options.postgres,
-      onError: onInternalError,
-      bounds: { snapshotVersions: limits.snapshotVersions, traitUsers: limits.traitUsers, onEvict: (what) => count(what)() },
-    },
-    config,
-    memory,
-  );
-  const stores: ReferenceServerStores = { ...engines.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };
+  const { opened, stores } = await openServerStores(options, config, limits, onInternalError);
   const gateway = createStreamGateway({ stores, ...durations, limits });
-  const actions = createServerActions({ working: engines.working, control: engines.control, gateway });
-  engines.listen((change) => applyRemoteChange(engines.working, gateway, change));
-  const streams = (environmentId: string) =>
-    [...gateway.connections].filter((c) => c.phase === 'open' && c.subscribed && c.environmentId === environmentId).length;
+  const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
+  opened.listen((change) => applyRemoteChange(opened.working, gateway, change));
+  const streams = (environmentId: string) => gateway.subscribersOf(environmentId).length;
   const routes = [
-    ...createSdkRoutes(stores, engines, createRateLimiter(limits.requestsPerSecondPerKey)),
-    ...createAdminRoutes({ stores, actions, identifyQueue: engines.identifyQueue, analytics: engines.analytics, streams }),
-    ...createQueueRoutes(engines.identifyQueue, (id) => stores.environments.get(id) !== undefined),
+    ...createSdkRoutes(stores, opened, createRateLimiter(limits.requestsPerSecondPerKey)),
+    ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams }),
+    ...createQueueRoutes(opened.identifyQueue, (id) => stores.environments.get(id) !== undefined),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),
   ];
   const adminOnly = (path: string, headers: IncomingHttpHeaders) => {
@@ -166,7 +173,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     port = await listen(http.server, options.port ?? 0, host);
   } catch (error) {
     await gateway.close();
-    await engines.close();
+    await opened.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
@@ -174,7 +181,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     const released = http.close();
     await gateway.close();
     await released;
-    await engines.close();
+    await opened.close();
   };
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
@@ -184,7 +191,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     port,
     adminToken,
     stores,
-    engines: { control: engines.control.engine === 'redis' ? 'redis' : 'memory', events: engines.analytics.engine === 'postgres' ? 'postgres' : 'memory' },
+    engines: { control: opened.control.engine === 'redis' ? 'redis' : 'memory', events: opened.analytics.engine === 'postgres' ? 'postgres' : 'memory' },
     publish: async (environmentId, snapshot) => ({ version: (await actions.publish(environmentId, snapshot)).version }),
     resync: async (environmentId) => ({ notified: (await actions.resync(environmentId)).notified }),
     createKey: async (environmentId, kind) => (await actions.createKey(environmentId, kind)).key,

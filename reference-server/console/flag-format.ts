@@ -4,10 +4,9 @@
  * so any member may be malformed, and the console must still show the rest.
  */
 import type { JsonValue } from '../../src/index';
+import { isRecord } from '../../src/shared/guards';
 
 export type FlagType = 'boolean' | 'string' | 'number' | 'json';
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The JSON type every variation shares, else `json`. */
 export function flagType(variations: unknown): FlagType {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { validateEventBatch } from '../../reference-server/event-batch-validation';
+import { validateEventBatch } from '../../reference-server/validation/event-batch';
 import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
 import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS, batchLength } from '../../src/events/event-batches';
 import { FlagplaneError } from '../../src/shared/errors';

@@ -1,0 +1,148 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
+import { requireSdkKey } from '../http/auth';
+import { ifNoneMatchHits, snapshotEtag } from '../http/etag';
+import { EVENT_LIMITS, validateEventBatch } from '../validation/event-batch';
+import { routeEvents, storeRoutedEvents } from './event-routing';
+import type { HandlerResult } from '../http/responses';
+import { RouteError } from '../http/responses';
+import { isJsonContentType, parseJsonBody } from '../http/request-body';
+import type { HandlerRequest, Route } from '../http/router';
+import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
+import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
+import type { KeyKind, KeyRecord } from '../stores/records';
+
+/** Where accepted identify events and production evaluations go: memory, or Postgres. */
+export interface EventStores {
+  identifyQueue: IdentifyQueueStore;
+  analytics: AnalyticsStore;
+}
+
+/** The snapshot a key may read: client keys see only `clientSide: true` flags (protocol.md §1). */
+export function snapshotForKey(snapshot: FlagSnapshot, kind: KeyKind): FlagSnapshot {
+  if (kind === 'server') return snapshot;
+  const flags = Object.fromEntries(
+    Object.entries(snapshot.flags).filter(([, flag]) => (flag as { clientSide?: unknown } | null)?.clientSide === true),
+  );
+  return { ...snapshot, flags };
+}
+
+function invalidRequest(path: string, message: string): RouteError {
+  return new RouteError(400, 'invalid_request', message, path);
+}
+
+/** The request header that carries the minimum version (protocol.md §3). */
+export const MIN_VERSION_HEADER = 'flagplane-min-version';
+
+/** One `minVersion` value: absent, or exactly one non-negative integer. */
+function parseVersion(values: readonly string[], name: string): number | undefined {
+  if (values.length === 0) return undefined;
+  const [value] = values;
+  const parsed = value !== undefined && /^\d+$/.test(value) ? Number(value) : NaN;
+  if (values.length > 1 || !Number.isSafeInteger(parsed)) {
+    throw invalidRequest(name, `${name} must be one non-negative integer no larger than 2^53 - 1`);
+  }
+  return parsed;
+}
+
+/**
+ * The minimum version (protocol.md §3): the `Flagplane-Min-Version` header, which clients
+ * send, else the `minVersion` query parameter, still taken; each is checked when present.
+ */
+export function parseMinVersion(query: URLSearchParams, headers: IncomingHttpHeaders = {}): number | undefined {
+  const header = headers[MIN_VERSION_HEADER];
+  // node:http joins a repeated custom header with ', ', which the integer check refuses.
+  const fromHeader = parseVersion(header === undefined ? [] : [String(header)], 'Flagplane-Min-Version');
+  const fromQuery = parseVersion(query.getAll('minVersion'), 'minVersion');
+  return fromHeader ?? fromQuery;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The request's SDK key, once it is known and within its rate (a 401 or a 429 otherwise). */
+type Authorize = (request: HandlerRequest) => KeyRecord;
+
+function createAuthorize(stores: ReferenceServerStores, limiter: RateLimiter): Authorize {
+  return (request) => {
+    const key = requireSdkKey(request.headers, stores.keys);
+    const waitMs = limiter.take(key.key);
+    if (waitMs > 0) {
+      stores.evictions.requestsLimited += 1;
+      throw new RouteError(429, 'rate_limited', 'too many requests with this SDK key: retry after Retry-After seconds', undefined, {
+        'Retry-After': String(Math.ceil(waitMs / 1000)),
+      });
+    }
+    return key;
+  };
+}
+
+/**
+ * The bodies of GET /sdk/v1/snapshot, serialised once per snapshot and key kind: a snapshot
+ * is never changed once stored (a publish stores a new object), so its object is the cache key.
+ */
+function createSnapshotBodies() {
+  const bodies = new Map<string, { snapshot: FlagSnapshot; body: Buffer }>();
+  return (environmentId: string, kind: KeyKind, snapshot: FlagSnapshot): Buffer => {
+    const slot = `${kind} ${environmentId}`;
+    const cached = bodies.get(slot);
+    if (cached?.snapshot === snapshot) return cached.body;
+    const body = Buffer.from(JSON.stringify(snapshotForKey(snapshot, kind)), 'utf8');
+    bodies.set(slot, { snapshot, body });
+    return body;
+  };
+}
+
+function getSnapshot(stores: ReferenceServerStores, authorize: Authorize, bodyOf: ReturnType<typeof createSnapshotBodies>, request: HandlerRequest): HandlerResult {
+  const key = authorize(request);
+  parseMinVersion(request.query, request.headers);
+  const snapshot = stores.environments.current(key.environmentId);
+  if (!snapshot) throw new Error(`environment "${key.environmentId}" has no current snapshot`);
+  const etag = snapshotEtag(snapshot.version);
+  const headers = { ETag: etag, 'Cache-Control': 'no-cache', Vary: 'Authorization' };
+  if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return { status: 304, headers };
+  return { status: 200, headers, file: { contentType: JSON_TYPE, content: bodyOf(key.environmentId, key.kind, snapshot) } };
+}
+
+async function postEvents(stores: ReferenceServerStores, authorize: Authorize, events: EventStores, request: HandlerRequest): Promise<HandlerResult> {
+  const key = authorize(request);
+  if (!isJsonContentType(request.headers)) {
+    throw new RouteError(415, 'unsupported_media_type', 'the events body must be sent as Content-Type: application/json');
+  }
+  const body = parseJsonBody(await request.readBody(EVENT_LIMITS.bodyBytes));
+  const check = validateEventBatch(body);
+  if (!check.ok) throw new RouteError(400, 'invalid_batch', check.message, check.path);
+  const environment = stores.environments.get(key.environmentId);
+  if (!environment) throw new Error(`environment "${key.environmentId}" is missing`);
+  const routed = routeEvents(check.batch.events, environment, new Date().toISOString());
+  await storeRoutedEvents(routed, { ...events, diagnostics: stores.diagnostics });
+  return { status: 202, body: { accepted: check.batch.events.length } };
+}
+
+function getIdentity(stores: ReferenceServerStores, authorize: Authorize, request: HandlerRequest): HandlerResult {
+  const key = authorize(request);
+  const userIds = request.query.getAll('userId');
+  const [userId] = userIds;
+  if (userIds.length !== 1 || userId === undefined || userId.length === 0 || userId.length > EVENT_LIMITS.userId) {
+    throw invalidRequest('userId', `userId must be given once, as a string of 1 to ${EVENT_LIMITS.userId} characters`);
+  }
+  const traits = stores.traits.get(key.environmentId, userId) ?? {};
+  return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: { userId, traits } };
+}
+
+function streamWithoutUpgrade(): HandlerResult {
+  throw new RouteError(426, 'upgrade_required', 'this route is a WebSocket: connect with Upgrade: websocket', undefined, {
+    Upgrade: 'websocket',
+  });
+}
+
+/** GET snapshot, POST events, GET identity, and the plain-HTTP face of the stream route. */
+export function createSdkRoutes(stores: ReferenceServerStores, events: EventStores, limiter: RateLimiter = createRateLimiter(0)): Route[] {
+  const bodyOf = createSnapshotBodies();
+  const authorize = createAuthorize(stores, limiter);
+  return [
+    { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, authorize, bodyOf, request) } },
+    { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, authorize, events, request) } },
+    { pattern: '/sdk/v1/identity', methods: { GET: (request) => getIdentity(stores, authorize, request) } },
+    { pattern: '/sdk/v1/stream', methods: { GET: streamWithoutUpgrade } },
+  ];
+}

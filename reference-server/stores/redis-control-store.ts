@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis as RedisClient } from 'ioredis';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
+import type { EnvironmentKind, KeyRecord, StoredTraits } from './records';
+import type { ControlChange, ControlSeed, ControlState, ControlStore, PublishOutcome } from './contracts';
+import { EngineError, redactUrl } from './engine-error';
+import type { ModuleImporter } from './optional-package';
+import { loadOptionalPackage } from './optional-package';
+import { redisKeys, type RedisKeys } from './redis-keys';
+import { changesFrom } from './working-copy';
+import { ADD_KEY_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
+
+export interface RedisControlOptions {
+  /** `redis://[:password@]host:port[/db]`, or `rediss://` for TLS. */
+  url: string;
+  /** Every key and the channel start with it, so deployments can share one Redis. @default 'flagplane:' */
+  prefix?: string;
+  /** Errors of the connections after start (they reconnect by themselves). @default ignore */
+  onError?: (error: unknown) => void;
+  importer?: ModuleImporter;
+}
+
+/** What goes over the channel: a change plus the instance that made it. */
+type Announcement = { origin: string } & (
+  | { kind: 'published'; environmentId: string; version: number }
+  | Exclude<ControlChange, { kind: 'published' }>
+);
+
+export const DEFAULT_REDIS_PREFIX = 'flagplane:';
+
+function storedSnapshot(draft: Omit<FlagSnapshot, 'version'>, environmentId: string): string {
+  const { version: _version, ...envelope } = draft as FlagSnapshot;
+  return JSON.stringify({ ...envelope, environmentId });
+}
+
+function parseSnapshot(text: string, version: number, environmentId: string): FlagSnapshot {
+  return { ...(JSON.parse(text) as FlagSnapshot), version, environmentId };
+}
+
+async function connect(Redis: typeof RedisClient, url: string, name: string, onError: (error: unknown) => void): Promise<RedisClient> {
+  const client = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 2 });
+  let connected = false;
+  // A failure to connect is the error connect() rejects with; only later ones are reported.
+  client.on('error', (error) => {
+    if (connected) onError(error);
+  });
+  try {
+    await client.connect();
+    connected = true;
+    return client;
+  } catch (cause) {
+    client.disconnect();
+    throw new EngineError('redis', `cannot connect to Redis at ${redactUrl(url)}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/** The command connection, and the subscriber connection listening on `channel`. */
+async function connectClients(Redis: typeof RedisClient, url: string, channel: string, onError: (error: unknown) => void) {
+  const command = await connect(Redis, url, 'flagplane-command', onError);
+  try {
+    const subscriber = await connect(Redis, url, 'flagplane-subscriber', onError);
+    await subscriber.subscribe(channel);
+    return { command, subscriber };
+  } catch (error) {
+    command.disconnect();
+    throw error;
+  }
+}
+
+/** The arguments of SEED_SCRIPT: the prefix, then each list counted and flattened. */
+function seedArguments(prefix: string, seed: ControlSeed): Array<string | number> {
+  const args: Array<string | number> = [prefix, seed.environments.length];
+  for (const { id, kind, snapshot } of seed.environments) args.push(id, JSON.stringify({ kind }), snapshot.version, storedSnapshot(snapshot, id));
+  args.push(seed.keys.length);
+  for (const { key, kind, environmentId } of seed.keys) args.push(key, JSON.stringify({ kind, environmentId }));
+  args.push(seed.traits.length);
+  for (const { environmentId, userId, traits } of seed.traits) args.push(environmentId, userId, JSON.stringify(traits));
+  return args;
+}
+
+/**
+ * Runs what the subscriber hears one piece at a time, in channel order: a later version never
+ * reaches the listeners before an earlier one. Once closed, what arrives or is still queued is
+ * dropped, not read from a closing connection; close() resolves when the piece in hand is done.
+ */
+function createReceiver(onError: (error: unknown) => void) {
+  let received = Promise.resolve();
+  let closing = false;
+  return {
+    handle(work: () => Promise<void>): void {
+      if (closing) return;
+      received = received
+        .then(async () => {
+          if (!closing) await work();
+        })
+        .catch(onError);
+    },
+    close(): Promise<void> {
+      closing = true;
+      return received;
+    },
+  };
+}
+
+/** Everything under the prefix, as {@link ControlStore.load} answers it. */
+async function loadState(command: RedisClient, k: RedisKeys): Promise<ControlState> {
+  const environments = await command.hgetall(k.environments);
+  const ids = Object.keys(environments);
+  const [keys, revoked, perEnvironment] = await Promise.all([
+    command.hgetall(k.keys),
+    command.smembers(k.revoked),
+    Promise.all(ids.map((id) => Promise.all([command.get(k.current(id)), command.hgetall(k.snapshots(id)), command.hgetall(k.traits(id))]))),
+  ]);
+  const revokedSet = new Set(revoked);
+  return {
+    environments: ids.map((id, i) => {
+      const [current, snapshots] = perEnvironment[i] ?? [null, {}];
+      const { kind } = JSON.parse(environments[id] ?? '{}') as { kind: EnvironmentKind };
+      const stored = Object.entries(snapshots).map(([version, text]) => parseSnapshot(text, Number(version), id));
+      return { id, kind, current: Number(current ?? 0), snapshots: stored.sort((a, b) => a.version - b.version) };
+    }),
+    keys: Object.entries(keys).map(([key, text]) => ({ key, ...(JSON.parse(text) as Omit<KeyRecord, 'key' | 'revoked'>), revoked: revokedSet.has(key) })),
+    traits: ids.flatMap((id, i) =>
+      Object.entries(perEnvironment[i]?.[2] ?? {}).map(([userId, text]) => ({ environmentId: id, userId, traits: JSON.parse(text) as StoredTraits })),
+    ),
+  };
+}
+
+async function readSnapshot(command: RedisClient, k: RedisKeys, environmentId: string, version: number): Promise<FlagSnapshot | undefined> {
+  const text = await command.hget(k.snapshots(environmentId), String(version));
+  return text === null ? undefined : parseSnapshot(text, version, environmentId);
+}
+
+/** The change an announcement stands for; a published version is read back from Redis. */
+async function changeOf(
+  announcement: Announcement,
+  snapshotAt: (environmentId: string, version: number) => Promise<FlagSnapshot | undefined>,
+): Promise<ControlChange | undefined> {
+  const { origin: _origin, ...change } = announcement;
+  if (change.kind !== 'published') return change;
+  const snapshot = await snapshotAt(change.environmentId, change.version);
+  return snapshot && { kind: 'published', environmentId: change.environmentId, snapshot };
+}
+
+/** Passes the changes other instances announce on `channel` to the listeners. */
+function passOnChanges(hearing: {
+  subscriber: RedisClient;
+  channel: string;
+  /** This instance: its own announcements are not passed on. */
+  origin: string;
+  listeners: ReadonlySet<(change: ControlChange) => void>;
+  received: ReturnType<typeof createReceiver>;
+  changeOf(announcement: Announcement): Promise<ControlChange | undefined>;
+  load(): Promise<ControlState>;
+}): void {
+  const { subscriber, channel, origin, listeners, received } = hearing;
+  subscriber.on('message', (from: string, text: string) => {
+    if (from !== channel) return;
+    received.handle(async () => {
+      const announcement = JSON.parse(text) as Announcement;
+      if (announcement.origin === origin) return;
+      const change = await hearing.changeOf(announcement);
+      if (change) for (const listener of listeners) listener(change);
+    });
+  });
+  // Registered after the first connect, so it fires only when the subscriber reconnects: what
+  // was announced meanwhile is lost, so everything is read again and passed on as changes.
+  subscriber.on('ready', () => {
+    received.handle(async () => {
+      const changes = changesFrom(await hearing.load());
+      for (const change of changes) for (const listener of listeners) listener(change);
+    });
+  });
+}
+
+/** The control store on Redis (docs/reference-server.md, "Redis"): shared by every instance on the same prefix. */
+export async function openRedisControlStore(options: RedisControlOptions): Promise<ControlStore> {
+  const { Redis } = await loadOptionalPackage<typeof import('ioredis')>('--redis', 'ioredis', options.importer);
+  const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
+  const k = redisKeys(prefix);
+  const onError = options.onError ?? (() => undefined);
+  const { command, subscriber } = await connectClients(Redis, options.url, k.channel, onError);
+  const origin = randomUUID();
+  const listeners = new Set<(change: ControlChange) => void>();
+  const announce = (change: Exclude<ControlChange, { kind: 'published' }>) => JSON.stringify({ origin, ...change });
+
+  const load = () => loadState(command, k);
+  const snapshotAt = (environmentId: string, version: number) => readSnapshot(command, k, environmentId, version);
+  const received = createReceiver(onError);
+  passOnChanges({ subscriber, channel: k.channel, origin, listeners, received, changeOf: (announcement) => changeOf(announcement, snapshotAt), load });
+
+  return {
+    engine: 'redis',
+    async seedIfEmpty(seed: ControlSeed) {
+      return (await command.eval(SEED_SCRIPT, 1, k.environments, ...seedArguments(prefix, seed))) === 1;
+    },
+    load,
+    async current(environmentId) {
+      const current = await command.get(k.current(environmentId));
+      return current === null ? undefined : snapshotAt(environmentId, Number(current));
+    },
+    async publish(environmentId, draft, basedOn): Promise<PublishOutcome> {
+      const keys = [k.environments, k.current(environmentId), k.snapshots(environmentId)];
+      const json = storedSnapshot(draft, environmentId);
+      const [kind, version] = (await command.eval(PUBLISH_SCRIPT, 3, ...keys, environmentId, json, basedOn ?? '', k.channel, origin)) as [string, number];
+      if (kind === 'unknown-environment') return { kind };
+      if (kind === 'conflict') return { kind, current: version };
+      return { kind: 'published', snapshot: parseSnapshot(json, version, environmentId) };
+    },
+    async addKey(record) {
+      const { key, kind, environmentId } = record;
+      const message = announce({ kind: 'key-added', record: { key, kind, environmentId } });
+      return (await command.eval(ADD_KEY_SCRIPT, 1, k.keys, key, JSON.stringify({ kind, environmentId }), k.channel, message)) === 1;
+    },
+    async revokeKey(key) {
+      return (await command.eval(REVOKE_KEY_SCRIPT, 2, k.keys, k.revoked, key, k.channel, announce({ kind: 'key-revoked', key }))) === 1;
+    },
+    async setTraits(environmentId, userId, traits) {
+      const message = announce({ kind: 'traits-set', environmentId, userId, traits });
+      await command.multi().hset(k.traits(environmentId), userId, JSON.stringify(traits)).publish(k.channel, message).exec();
+    },
+    async announceResync(environmentId) {
+      await command.publish(k.channel, announce({ kind: 'resync', environmentId }));
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      const handled = received.close();
+      listeners.clear();
+      // A message being handled finishes (or finds the receiver closed) before its connection quits.
+      await handled;
+      await Promise.all([subscriber, command].map((client) => client.quit().catch(() => client.disconnect())));
+    },
+  };
+}
