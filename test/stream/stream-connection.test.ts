@@ -174,3 +174,33 @@ describe('close codes', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 });
+
+describe('every close code through the shell, before connected', () => {
+  // protocol.md §6.4: 4401 and 4403 stop for good; every other code reconnects, only 4400 is reported.
+  it.each([
+    [1000, 'reconnecting', false],
+    [1001, 'reconnecting', false],
+    [1006, 'reconnecting', false],
+    [1008, 'reconnecting', false],
+    [1011, 'reconnecting', false],
+    [4000, 'reconnecting', false],
+    [4001, 'reconnecting', false],
+    [4400, 'reconnecting', true],
+    [4401, 'stopped', true],
+    [4403, 'stopped', true],
+    [4999, 'reconnecting', false],
+  ] as const)('%i before connected (socket opened only): %s, reported: %s', async (code, connection, reported) => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.open();
+    fake.last.serverClose(code, 'why');
+    expect(stream.connections()).toEqual([connection]);
+    expect(stream.errors().map((error) => error.closeCode)).toEqual(reported ? [code] : []);
+    expect(fake.last.closeCalls).toEqual([{ code: 1000, reason: undefined }]);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    // A reconnect opens a second socket (which then stays silent and is closed for silence, and so on).
+    expect(fake.sockets.length > 1).toBe(connection === 'reconnecting');
+    stream.connection.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

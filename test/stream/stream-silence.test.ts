@@ -110,3 +110,21 @@ describe('silence detection (2 × heartbeatMs)', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 });
+
+describe('heartbeatMs at the edges', () => {
+  // 2 × heartbeatMs above 2^31 - 1 ms overflows setTimeout, which then fires after 1 ms.
+  it.each([
+    ['a very long heartbeat', '1500000000'],
+    ['an infinite heartbeat (1e400 parses to Infinity)', '1e400'],
+  ])('%s: the connection is not declared silent at once', async (_name, heartbeat) => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.open();
+    fake.last.receive(`{"type":"connected","protocol":1,"environmentId":"production","version":1,"heartbeatMs":${heartbeat}}`);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(stream.errors()).toEqual([]);
+    expect(stream.connections()).toEqual(['streaming']);
+    expect(fake.sockets).toHaveLength(1);
+    stream.connection.close();
+  });
+});
