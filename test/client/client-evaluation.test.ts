@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { jsonResponse } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
-import { servingFlag } from '../helpers/snapshots';
+import { servingFlag, snapshotOf } from '../helpers/snapshots';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -112,5 +112,44 @@ describe('setOverrides', () => {
     expect(client.get('not-in-snapshot')).toBeUndefined();
     expect(changes[1]).toEqual(['not-in-snapshot', 'plain']);
     await client.close();
+  });
+});
+
+describe('setOverrides with odd input', () => {
+  it('null, undefined and undefined values clear or skip, never throw', async () => {
+    const { client, errors } = harness(() => jsonResponse(200, snapshotOf(1, { a: 'served' })));
+    await client.ready();
+    client.setOverrides({ a: 'over' });
+    expect(client.get('a')).toBe('over');
+    client.setOverrides(null as never);
+    expect(client.get('a')).toBe('served');
+    client.setOverrides({ a: 'over' });
+    client.setOverrides(undefined as never);
+    expect(client.get('a')).toBe('served');
+    client.setOverrides({ a: undefined } as never);
+    expect(client.getDetails('a').reason).not.toBe('OVERRIDE');
+    expect(errors).toEqual([]);
+    await client.close();
+  });
+
+  it('a non-object (a string, an array) is reported through onError instead of becoming overrides of keys "0", "1"…', async () => {
+    const { client, errors } = harness(() => jsonResponse(200, snapshotOf(1, { a: 1 })));
+    await client.ready();
+    client.setOverrides('on' as never);
+    const all = client.getAll();
+    await client.close();
+    // Before the fix: { 0: 'o', 1: 'n', a: 1 } and no error.
+    expect(all).toEqual({ a: 1 });
+    expect(errors).toHaveLength(1);
+  });
+
+  it('an override of another JSON type than the default does not make a typed get() lie about its type', async () => {
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { 'new-checkout': true })), { defaults: { 'new-checkout': false } });
+    await client.ready();
+    // A QA panel that sends strings: 'false' is truthy.
+    client.setOverrides({ 'new-checkout': 'false' });
+    const served = client.get('new-checkout');
+    await client.close();
+    expect(typeof served).toBe('boolean');
   });
 });

@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { connectedFrame } from '../stream/harness';
+import { connectedFrame, createFakeTransport as createFakeSockets } from '../stream/harness';
 import { connectClient, streamingClient } from '../helpers/streaming-client';
+import type { HttpResult } from '../../src/http/http-types';
+import type { OnlineSource, VisibilitySource } from '../../src/platform/index';
+import { defineStreamTransport } from '../../src/stream/stream-transport';
+import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
+import { harness } from '../helpers/client-harness';
+import { snapshotOf } from '../helpers/snapshots';
+import { switchableSource } from '../helpers/platform-source';
+import { trackSettlements } from '../helpers/settlements';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -8,6 +16,8 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
+
+const source = switchableSource;
 
 describe('the stream with network and visibility flapping', () => {
   it('offline/online and hidden/visible ten times while connecting: at most one socket open, each dropped one closed once with 1000', async () => {
@@ -52,5 +62,104 @@ describe('the stream with network and visibility flapping', () => {
     expect(h.sockets.sockets).toHaveLength(2);
     await h.client.close();
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('platform sources', () => {
+  it('a source that reports its current state synchronously on subscribe does not crash createClient', () => {
+    // Before the fix: ReferenceError "Cannot access 'activity' before initialization" out of createClient.
+    const eager: OnlineSource = {
+      isOnline: () => true,
+      // Observable-style sources (a store with fireImmediately, a BehaviorSubject) call back at once.
+      subscribe: (onChange) => (onChange(true), () => undefined),
+    };
+    let client: ReturnType<typeof harness>['client'] | undefined;
+    expect(() => (client = harness(() => 'hang', { onlineSource: eager }).client)).not.toThrow();
+    void client?.close();
+  });
+
+  it('going hidden/visible and offline/online repeatedly while a fetch is in flight: one request, never aborted, one poll after it', async () => {
+    let answer!: (reply: HttpResult) => void;
+    const visible = source(true);
+    const online = source(true);
+    const { client, requests, errors } = harness(() => new Promise<HttpResult>((resolve) => (answer = resolve)), {
+      pollInterval: 1000,
+      visibilitySource: visible.visibility,
+      onlineSource: online.online,
+      readyTimeout: 0,
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    for (let i = 0; i < 5; i++) {
+      visible.set(false);
+      visible.set(true);
+      online.set(false);
+      online.set(true);
+    }
+    await vi.advanceTimersByTimeAsync(0);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.signal.aborted).toBe(false);
+    answer(jsonResponse(200, snapshotOf(1, { a: 1 }), { etag: '"snapshot-1"' }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client.get('a')).toBe(1);
+    // The request timeout is cleared; only the next poll is armed.
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(requests).toHaveLength(2);
+    expect(errors).toEqual([]);
+    await client.close();
+  });
+
+  it('close() from a listener hearing `connecting` leaves no socket open (none is opened after close)', async () => {
+    const net = source(false);
+    const sockets = createFakeSockets();
+    const { client } = harness(snapshotServer(snapshotOf(1, { a: 1 })).handler, {
+      onlineSource: net.online,
+      streamUrl: 'https://stream.test',
+      streamTransport: defineStreamTransport(sockets.transport),
+    });
+    // An app that tears down its flag provider on a status change (an unmount, a route change).
+    client.subscribe(({ status }) => {
+      if (status.connection === 'connecting') void client.close();
+    });
+    net.set(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client.getStatus().connection).toBe('stopped');
+    // Every socket opened must have been closed, and no stream timer may remain.
+    expect(sockets.sockets.filter((socket) => socket.closeCalls.length === 0)).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('an unsubscribe of a platform source that throws does not make close() reject or skip its cleanup', async () => {
+    const visibility: VisibilitySource = {
+      isVisible: () => true,
+      subscribe: () => () => {
+        throw new Error('subscription already removed');
+      },
+    };
+    const { client, requests } = harness(() => 'hang', { visibilitySource: visibility });
+    const seen = trackSettlements(client.ready());
+    const closed = await client.close().then(
+      () => 'resolved',
+      (error: unknown) => `rejected: ${(error as Error).message}`,
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    // Before the fix: close() rejects, the request is not aborted, its timeout stays armed, and ready()
+    // never settles (the resolve-ready effect comes after the throwing stop effect).
+    expect(closed).toBe('resolved');
+    expect(requests[0]!.signal.aborted).toBe(true);
+    expect(seen).toEqual([{ status: 'closed', source: null }]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('refresh() while offline makes no request ("No request while offline")', async () => {
+    const online = source(false);
+    const { client, requests } = harness(() => 'hang', { onlineSource: online.online });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(requests).toHaveLength(0);
+    void client.refresh();
+    await vi.advanceTimersByTimeAsync(0);
+    const made = requests.length;
+    await client.close();
+    expect(made).toBe(0);
   });
 });

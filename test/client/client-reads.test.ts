@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
 import { ConfigError } from '../../src/shared/errors';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
+import { jsonResponse, snapshotServer, response } from '../helpers/fake-transport';
 import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
 import { servingFlag, snapshotOf } from '../helpers/snapshots';
 
@@ -158,6 +158,60 @@ describe('state and notifications', () => {
     server.publish(snapshotOf(2, { a: 2 }));
     await vi.advanceTimersByTimeAsync(1000);
     expect(listener).toHaveBeenCalledTimes(1);
+    await client.close();
+  });
+});
+
+describe('reads with hostile keys and values', () => {
+  it('symbols, numbers and non-string keys never throw and serve the fallback', async () => {
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { a: 1 })), { defaults: { a: 0 }, events: true });
+    await client.ready();
+    for (const key of [Symbol('x'), 42, null, undefined, {}, [], () => 1]) {
+      expect(() => client.get(key as never)).not.toThrow();
+      expect(client.get(key as never, 'fb')).toBe('fb');
+      expect(() => client.getDetails(key as never)).not.toThrow();
+    }
+    await client.close();
+  });
+
+  it('defaults and fallbacks holding a BigInt or a cycle never make a read throw, with events on', async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const big = 10n;
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { big: 1, cyclic: 'x' })), {
+      defaults: { big, cyclic } as never,
+      events: true,
+      flushAt: 1,
+    });
+    expect(client.get('big')).toBe(big);
+    await client.ready();
+    // A type mismatch serves the default, which JSON cannot hold.
+    expect(client.getDetails('big')).toMatchObject({ value: big, errorCode: 'TYPE_MISMATCH' });
+    expect(client.get('cyclic')).toBe(cyclic);
+    expect(client.get('missing', big as never)).toBe(big);
+    expect(() => client.getAll()).not.toThrow();
+    await client.close();
+  });
+
+  it('getAll() keeps a flag named __proto__ as a plain key and never turns it into the prototype', async () => {
+    const snapshot = snapshotOf(1, { a: 1 });
+    // JSON.parse makes `__proto__` an own key, as a server body would.
+    const body = JSON.stringify(snapshot).replace('"flags":{', `"flags":{"__proto__":${JSON.stringify(servingFlag({ admin: true }))},`);
+    const { client } = harness(() => response(200, body));
+    await client.ready();
+    expect(client.get('__proto__')).toEqual({ admin: true });
+    const all = client.getAll();
+    expect(Object.getPrototypeOf(all)).toBe(Object.prototype);
+    expect((all as Record<string, unknown>).admin).toBeUndefined();
+    expect(Object.keys(all).sort()).toEqual(['__proto__', 'a']);
+    await client.close();
+  });
+
+  it('keys named like Object.prototype members are plain flags in get() and getAll()', async () => {
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { constructor: 'c', toString: 't', hasOwnProperty: 'h' })));
+    await client.ready();
+    expect(client.get('constructor')).toBe('c');
+    expect(client.getAll()).toEqual({ constructor: 'c', toString: 't', hasOwnProperty: 'h' });
     await client.close();
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ClientStatus, ReadyResult } from '../../src/machine/client-state';
+import type { ClientStatus } from '../../src/machine/client-state';
 import type { HttpRequest } from '../../src/http/http-types';
 import type { StorageAdapter } from '../../src/storage/storage-types';
 import { createMemoryStorage } from '../../src/storage/memory-storage';
