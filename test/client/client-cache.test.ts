@@ -5,7 +5,6 @@ import type { StorageAdapter } from '../../src/storage/storage-types';
 import { snapshotServer, jsonResponse } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
-import { switchableSource } from '../helpers/platform-source';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -13,8 +12,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-const source = switchableSource;
 
 describe('the snapshot cache', () => {
   it('a client created after a reload serves the cached values synchronously and sends the persisted ETag', async () => {

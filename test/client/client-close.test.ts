@@ -7,6 +7,8 @@ import type { StorageAdapter } from '../../src/storage/storage-types';
 import { fingerprint } from '../../src/shared/fingerprint';
 import { switchableSource } from '../helpers/platform-source';
 import { trackSettlements } from '../helpers/settlements';
+import { defineStreamTransport } from '../../src/stream/stream-transport';
+import { connectedFrame, createFakeTransport as createFakeSockets } from '../stream/harness';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -27,6 +29,9 @@ function deferredStorage() {
   };
   return { storage, pending };
 }
+
+const isIdentity = (request: HttpRequest) => new URL(request.url).pathname === '/sdk/v1/identity';
+const isSnapshot = (request: HttpRequest) => new URL(request.url).pathname === '/sdk/v1/snapshot';
 
 describe('close()', () => {
   it('before the first tick: aborts the first request, leaves no timer, reports nothing', async () => {
@@ -174,5 +179,50 @@ describe('close() with everything pending at once', () => {
     expect(requests.every((request) => request.signal.aborted)).toBe(true);
     expect(vi.getTimerCount()).toBe(0);
     expect(errors).toEqual([]);
+  });
+});
+
+describe('close() with a catch-up, an overlay and a refresh in flight', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+  it('identify() during a stream catch-up, then close(): every promise settles, every request is aborted, nothing is reported or left', async () => {
+    const server = snapshotServer(snapshotOf(1, { a: 1 }));
+    let hang = false;
+    const sockets = createFakeSockets();
+    const { client, requests, errors } = harness((request) => (hang ? 'hang' : server.handler(request)), {
+      streamUrl: 'https://stream.test',
+      streamTransport: defineStreamTransport(sockets.transport),
+      pollInterval: 600_000,
+    });
+    await client.ready();
+    sockets.last.open();
+    sockets.last.receive(connectedFrame(60_000));
+    // An edge that lags: the catch-up fetch answers v1 (a 304), then the next one hangs.
+    sockets.last.receive({ type: 'snapshot.updated', version: 2 });
+    await vi.advanceTimersByTimeAsync(0);
+    hang = true;
+    await vi.advanceTimersByTimeAsync(250);
+    expect(requests.at(-1)!.headers['flagplane-min-version']).toBe('2');
+    const identified = client.identify('u-1', { plan: 'pro' });
+    const refreshed = client.refresh();
+    sockets.last.receive({ type: 'snapshot.updated', version: 3 });
+    await vi.advanceTimersByTimeAsync(0);
+    const settled: string[] = [];
+    await Promise.all([
+      client.close().then(() => settled.push('close')),
+      identified.then(() => settled.push('identify')),
+      refreshed.then(() => settled.push('refresh')),
+    ]);
+    expect(settled.sort()).toEqual(['close', 'identify', 'refresh']);
+    expect(requests.filter((request) => !request.signal.aborted).every((request) => isSnapshot(request))).toBe(true);
+    expect(requests.filter(isIdentity).map((request) => request.signal.aborted)).toEqual([true]);
+    expect(requests.at(-1)!.signal.aborted).toBe(true);
+    expect(sockets.last.closeCalls).toEqual([{ code: 1000, reason: undefined }]);
+    expect(client.getStatus()).toMatchObject({ connection: 'stopped', version: 1 });
+    expect(client.getContext()).toEqual({ userId: 'u-1', attributes: { plan: 'pro' }, segmentIds: [] });
+    expect(errors).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

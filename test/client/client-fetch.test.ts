@@ -4,7 +4,6 @@ import { jsonResponse, response, snapshotServer } from '../helpers/fake-transpor
 import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
 import type { HttpResult, HttpTransport } from '../../src/http/http-types';
-import { switchableSource } from '../helpers/platform-source';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -12,8 +11,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-const source = switchableSource;
 
 describe('the fetch procedure (protocol.md §8)', () => {
   it('GETs the snapshot with the bearer key, then polls with If-None-Match and keeps the snapshot on 304', async () => {

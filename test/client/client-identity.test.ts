@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryStorage } from '../../src/storage/memory-storage';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import type { Reply } from '../helpers/fake-transport';
-import { jsonResponse, response } from '../helpers/fake-transport';
+import { type Reply, jsonResponse, response } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { byPlan, dataPlaneClient, fakeDataPlane } from '../helpers/events-server';
 import { servingFlag } from '../helpers/snapshots';
+import type { HttpRequest } from '../../src/http/http-types';
+import { switchableSource } from '../helpers/platform-source';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -17,6 +18,10 @@ afterEach(() => {
 const snapshot: FlagSnapshot = { schemaVersion: 1, version: 1, environmentId: 'production', flags: { pro: byPlan('pro'), team: byPlan('team'), other: servingFlag(1) } };
 
 const identityClient = (options: Record<string, unknown> = {}) => dataPlaneClient(snapshot, options);
+
+const source = switchableSource;
+
+const isIdentity = (request: HttpRequest) => new URL(request.url).pathname === '/sdk/v1/identity';
 
 describe('identify()', () => {
   it('sets userId and session traits, queues an identify event and notifies only changed flags', async () => {
@@ -129,5 +134,63 @@ describe('the anonymous id', () => {
     const { client } = harness(() => 'hang', { cache, anonymousId: 'given' });
     await client.close();
     expect(cache.get('svc:anonymousId')).toBeNull();
+  });
+});
+
+describe('identify() with the overlay, offline and again', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+  const plan = { schemaVersion: 1 as const, version: 1, environmentId: 'production', flags: { pro: byPlan('pro') } };
+
+  it('identify() of the same user without traits keeps the overlay traits: no flag flickers off and back on', async () => {
+    // Was a bug: docs/events.md, Identity: "when `traits` are given they become the session traits …;
+    // without `traits` the current attributes stay", and "notifies only the flags whose value
+    // changed". client.ts identify() sets `attributes: sessionTraits`, dropping the overlay
+    // merged into the current attributes: a flag targeted on an overlay trait flips off at once
+    // and back on when the same overlay is fetched again (two notifications, two renders, two
+    // evaluation events for a value the user never should have seen). Fix: when `traits` is
+    // omitted and `userId` is the current one, keep `context.attributes`.
+    const plane = fakeDataPlane(plan);
+    plane.overlays['u-1'] = { plan: 'pro' };
+    const { client } = harness(plane.handler, { pollInterval: 0 });
+    await client.ready();
+    await client.identify('u-1', { country: 'DE' });
+    expect(client.getContext().attributes).toEqual({ plan: 'pro', country: 'DE' });
+    expect(client.get('pro')).toBe('yes');
+    const heard: string[] = [];
+    client.subscribe(({ changed }) => {
+      if (changed.has('pro')) heard.push(String(client.get('pro')));
+    });
+    const again = client.identify('u-1');
+    const during = { attributes: client.getContext().attributes, value: client.get('pro') };
+    await again;
+    await client.close();
+    expect({ during, heard }).toEqual({ during: { attributes: { plan: 'pro', country: 'DE' }, value: 'yes' }, heard: [] });
+  });
+
+  it('identify() while offline fetches no overlay then, and applies it once back online', async () => {
+    // Was a bug: docs/client.md, `pauseWhenOffline`: "No request while offline; … a refresh at once on
+    // return." identify() sends GET /sdk/v1/identity while offline (the overlay fetcher ignores
+    // the activity); on a real device it fails with a NetworkError, and nothing fetches it again
+    // on return, so the user's remote traits stay missing until the next identify(). Fix: when
+    // offline, remember the pending userId and fetch its overlay on the `activity` change back
+    // (identify() resolving then, or at once with the overlay still to come).
+    const net = source(true);
+    const plane = fakeDataPlane(plan);
+    plane.overlays['u-1'] = { plan: 'pro' };
+    const { client, requests } = harness(
+      (request) => (net.value ? plane.handler(request) : { kind: 'network-error', cause: new TypeError('Failed to fetch') }),
+      { pollInterval: 0, onlineSource: net.online },
+    );
+    await client.ready();
+    net.set(false);
+    await client.identify('u-1');
+    const sentOffline = requests.filter(isIdentity).length;
+    net.set(true);
+    await vi.advanceTimersByTimeAsync(0);
+    await client.close();
+    expect({ sentOffline, attributes: client.getContext().attributes }).toEqual({ sentOffline: 0, attributes: { plan: 'pro' } });
   });
 });

@@ -163,3 +163,75 @@ describe('platform sources', () => {
     expect(made).toBe(0);
   });
 });
+
+describe('refresh() and the platform', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+  it('refresh() while offline resolves at once, even with a fetch from before going offline still in flight', async () => {
+    // Was a bug: docs/client.md, refresh(): "Offline (with `pauseWhenOffline`) it makes no request and
+    // resolves at once". client.ts refresh() returns fetched(), which waits for the fetch in
+    // flight (going offline does not abort it), so a pull-to-refresh offline spins until that
+    // request ends, up to `requestTimeout` (10 s here). Fix: in refresh(), when the activity is
+    // `offline` (after dispatching), return Promise.resolve().
+    const net = source(true);
+    const server = snapshotServer(snapshotOf(1, { a: 1 }));
+    let hang = false;
+    const { client } = harness((request) => (hang ? 'hang' : server.handler(request)), {
+      pollInterval: 1000,
+      requestTimeout: 10_000,
+      onlineSource: net.online,
+    });
+    await client.ready();
+    hang = true;
+    await vi.advanceTimersByTimeAsync(1000);
+    net.set(false);
+    let settled = false;
+    void client.refresh().then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(0);
+    const atOnce = settled;
+    await client.close();
+    expect(atOnce).toBe(true);
+  });
+
+  it('offline, then a refresh() storm, then online: no request while offline, one fetch on return, every refresh() settles', async () => {
+    const net = source(true);
+    const server = snapshotServer(snapshotOf(1, { a: 1 }));
+    const { client, requests, errors } = harness(server.handler, { pollInterval: 60_000, onlineSource: net.online });
+    await client.ready();
+    net.set(false);
+    server.publish(snapshotOf(2, { a: 2 }));
+    const settled: number[] = [];
+    const storm = Array.from({ length: 20 }, (_, i) => client.refresh().then(() => settled.push(i)));
+    await Promise.all(storm);
+    expect(settled).toHaveLength(20);
+    expect(requests).toHaveLength(1);
+    net.set(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(requests).toHaveLength(2);
+    expect(client.get('a')).toBe(2);
+    // One poll armed, nothing else.
+    expect(vi.getTimerCount()).toBe(1);
+    expect(errors).toEqual([]);
+    await client.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a refresh() storm online: one snapshot applied, one notification, the aborted requests not reported, one poll timer', async () => {
+    const server = snapshotServer(snapshotOf(1, { a: 1 }));
+    const { client, requests, errors } = harness(server.handler, { pollInterval: 60_000 });
+    await client.ready();
+    client.get('a');
+    server.publish(snapshotOf(2, { a: 2 }));
+    const heard: string[][] = [];
+    client.subscribe(({ changed }) => heard.push([...changed]));
+    await Promise.all(Array.from({ length: 10 }, () => client.refresh()));
+    expect(requests).toHaveLength(11);
+    expect(requests.slice(1, -1).every((request) => request.signal.aborted)).toBe(true);
+    expect(heard).toEqual([['a']]);
+    expect(errors).toEqual([]);
+    expect(vi.getTimerCount()).toBe(1);
+    await client.close();
+  });
+});

@@ -215,3 +215,45 @@ describe('reads with hostile keys and values', () => {
     await client.close();
   });
 });
+
+describe('identity stability across unrelated changes (React relies on it)', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+  it('getDetails(a), get(a) and getAll() keep their identity across an override of b, a status-only change and a context change a ignores', async () => {
+    const server = snapshotServer(snapshotOf(1, { a: { nested: [1, 2] }, b: 'b' }));
+    let fail = false;
+    const { client } = harness((request) => (fail ? response(503, '') : server.handler(request)), { pollInterval: 1000 });
+    await client.ready();
+    const details = client.getDetails('a');
+    const value = client.get('a');
+    const status = client.getStatus();
+    const all = client.getAll();
+    // Status only: a failed poll.
+    fail = true;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(client.getStatus()).not.toBe(status);
+    expect(client.getAll()).toBe(all);
+    expect(client.getDetails('a')).toBe(details);
+    // A context change that leaves every flag as it was.
+    const afterFailure = client.getStatus();
+    client.setContext({ userId: 'someone' });
+    expect(client.getAll()).toBe(all);
+    expect(client.getDetails('a')).toBe(details);
+    expect(client.getStatus()).toBe(afterFailure);
+    // An override of another key: a new getAll(), the same details and value for a.
+    client.setOverrides({ b: 'mine' });
+    expect(client.getAll()).not.toBe(all);
+    expect(client.getAll()).toEqual({ a: { nested: [1, 2] }, b: 'mine' });
+    expect(client.getDetails('a')).toBe(details);
+    expect(client.get('a')).toBe(value);
+    // A new snapshot that changes only b: a's value keeps its identity (its version moves on).
+    fail = false;
+    server.publish(snapshotOf(2, { a: { nested: [1, 2] }, b: 'b2' }));
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(client.getStatus().version).toBe(2);
+    expect(client.get('a')).toBe(value);
+    await client.close();
+  });
+});

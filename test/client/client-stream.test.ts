@@ -7,7 +7,8 @@ import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
 import { connectClient, streamingClient } from '../helpers/streaming-client';
 import { createFakeTransport as createFakeSockets, connectedFrame, createFakeTransport } from '../stream/harness';
-import { snapshotServer } from '../helpers/fake-transport';
+import { snapshotServer, response, type Reply } from '../helpers/fake-transport';
+import type { HttpRequest } from '../../src/http/http-types';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -261,5 +262,55 @@ describe('the client on notifications it already has', () => {
     expect(h.client.get('a')).toBe(1);
     expect(h.errors).toEqual([]);
     await h.client.close();
+  });
+});
+
+describe('Retry-After and the stream', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+  /** A streaming client on fake sockets whose snapshot route the test switches. */
+  async function streamingClient() {
+    const server = snapshotServer(snapshotOf(1, { a: 1 }));
+    let handler: (request: HttpRequest) => Reply = server.handler;
+    const sockets = createFakeSockets();
+    const h = harness((request) => handler(request), {
+      streamUrl: 'https://stream.test',
+      streamTransport: defineStreamTransport(sockets.transport),
+      pollInterval: 600_000,
+    });
+    await h.client.ready();
+    sockets.last.open();
+    sockets.last.receive(connectedFrame(60_000));
+    return { ...h, server, sockets, setHandler: (next: typeof handler) => (handler = next) };
+  }
+
+  it('a snapshot.updated during a 429 Retry-After wait does not fetch before the server allows it', async () => {
+    // Was a bug: docs/protocol.md §5: "A client honours `Retry-After` on 429 and 503"; docs/client.md:
+    // "A `Retry-After` on 429 or 503 lengthens the delay." transition.ts `stream-notify` fetches
+    // whenever `fetch === 'idle'`, which it is during a backoff wait, so every notification the
+    // gateway broadcasts (to every client at once, exactly when the data plane is shedding load)
+    // sends a request the server asked to be spared. Fix: keep the `Retry-After` deadline in the
+    // state (e.g. `notBefore`) and, in `stream-notify`, only raise `wanted` while it is in the
+    // future; the armed `poll-due` then fetches with `minVersion`.
+    const h = await streamingClient();
+    h.setHandler(() => response(429, '{"error":{"code":"rate_limited","message":"slow down"}}', { 'retry-after': '120' }));
+    h.sockets.last.receive({ type: 'snapshot.updated', version: 2 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(h.requests).toHaveLength(2);
+    expect(h.client.getStatus().error).toMatchObject({ status: 429 });
+    // Ten seconds into the two-minute wait, the server publishes again.
+    await vi.advanceTimersByTimeAsync(10_000);
+    h.server.publish(snapshotOf(3, { a: 3 }));
+    h.setHandler(h.server.handler);
+    h.sockets.last.receive({ type: 'snapshot.updated', version: 3 });
+    await vi.advanceTimersByTimeAsync(0);
+    const early = h.requests.length;
+    // Once the wait is over the client catches up, with the announced version.
+    await vi.advanceTimersByTimeAsync(110_000);
+    await h.client.close();
+    expect(early).toBe(2);
+    expect(h.requests.at(-1)!.headers['flagplane-min-version']).toBe('3');
   });
 });

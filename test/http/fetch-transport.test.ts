@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fetchTransport } from '../../src/http/fetch-transport';
 import type { HttpRequest } from '../../src/http/http-types';
+import { createClient } from '../../src/client';
+import { NetworkError } from '../../src/shared/errors';
+import { defaultScheduler } from '../../src/shared/scheduler';
+import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -25,6 +29,20 @@ function stubFetch(status: number, etag: string, body = '{"version":4}') {
     return new Response(status === 304 ? null : body, { status, headers: { etag } });
   });
   return calls;
+}
+
+/** Options that start nothing beyond the snapshot fetch: no events, no tabs, no cache. */
+const quiet = { sdkKey: CLIENT_KEY, baseUrl: BASE_URL, events: false, syncTabs: false, persist: false, anonymousId: 'edge-test-id' };
+
+/** An HttpRequest as the HTTP client builds it. */
+function httpRequest(overrides: Partial<HttpRequest> = {}): HttpRequest {
+  return {
+    method: 'GET',
+    url: `${BASE_URL}/sdk/v1/snapshot`,
+    headers: { authorization: `Bearer ${CLIENT_KEY}` },
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
 describe('fetchTransport in a page', () => {
@@ -92,5 +110,85 @@ describe('fetchTransport outside browsers', () => {
   it('keeps a 200 with the same ETag as a 200: only a browser cache answers that way for a 304', async () => {
     stubFetch(200, ETAG);
     expect(await fetchTransport(request({ 'if-none-match': ETAG }))).toMatchObject({ status: 200, body: '{"version":4}' });
+  });
+});
+
+describe('fetchTransport on odd fetch behaviour', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+    vi.restoreAllMocks();
+  });
+  it('hands method, headers, body, keepalive and signal to fetch with cache no-store; header() ignores case; a 204 has an empty body', async () => {
+    const fetch = vi.fn(async () => new Response(null, { status: 204, headers: { ETaG: '"v9"', 'Retry-After': '3' } }));
+    vi.stubGlobal('fetch', fetch);
+    const signal = new AbortController().signal;
+    const result = await fetchTransport(httpRequest({ method: 'POST', body: '{"x":1}', keepalive: true, signal, headers: { 'content-type': 'application/json' } }));
+    expect(fetch).toHaveBeenCalledTimes(1);
+    const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe(`${BASE_URL}/sdk/v1/snapshot`);
+    expect(init).toMatchObject({ method: 'POST', body: '{"x":1}', keepalive: true, cache: 'no-store', headers: { 'content-type': 'application/json' } });
+    expect(init.signal).toBe(signal);
+    if (result.kind !== 'response') throw new Error(`expected a response, got ${result.kind}`);
+    expect(result.status).toBe(204);
+    expect(result.body).toBe('');
+    expect([result.header('etag'), result.header('ETAG'), result.header('retry-after'), result.header('x-missing')]).toEqual(['"v9"', '"v9"', '3', null]);
+  });
+
+  it('looks the global fetch up at call time, not at import', async () => {
+    vi.stubGlobal('fetch', async () => new Response('late-bound', { status: 200 }));
+    const result = await fetchTransport(httpRequest());
+    expect(result).toMatchObject({ kind: 'response', status: 200, body: 'late-bound' });
+  });
+
+  it('an AbortError DOMException nobody asked for (the browser cancelled it) is a network error, not a silent abort', async () => {
+    const cause = new DOMException('The user aborted a request.', 'AbortError');
+    vi.stubGlobal('fetch', async () => {
+      throw cause;
+    });
+    expect(await fetchTransport(httpRequest())).toEqual({ kind: 'network-error', cause });
+  });
+
+  it('a rejection after our own abort is an abort, whatever it is (TypeError, DOMException)', async () => {
+    for (const thrown of [new TypeError('Failed to fetch'), new DOMException('aborted', 'AbortError')]) {
+      const controller = new AbortController();
+      vi.stubGlobal('fetch', async () => {
+        controller.abort();
+        throw thrown;
+      });
+      expect(await fetchTransport(httpRequest({ signal: controller.signal }))).toEqual({ kind: 'aborted' });
+    }
+  });
+
+  it('a body that fails midway is a network error carrying the stream error, not a truncated response', async () => {
+    const cause = new TypeError('terminated: other side closed');
+    vi.stubGlobal('fetch', async () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"schemaVersion":1,"vers'));
+          controller.error(cause);
+        },
+      });
+      return new Response(body, { status: 200, headers: { etag: '"v1"' } });
+    });
+    const result = await fetchTransport(httpRequest());
+    expect(result).toEqual({ kind: 'network-error', cause });
+  });
+
+  it('without a global fetch (a runtime that has none): every fetch is a reported NetworkError, retried; createClient does not throw', async () => {
+    vi.useFakeTimers();
+    vi.stubGlobal('fetch', undefined);
+    const errors: unknown[] = [];
+    const client = createClient({ ...quiet, scheduler: { ...defaultScheduler, random: () => 0 }, onError: (error) => errors.push(error) });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(NetworkError);
+    expect((errors[0] as NetworkError).message).toMatch(/^GET \/sdk\/v1\/snapshot failed: /);
+    expect((errors[0] as NetworkError).cause).toBeInstanceOf(TypeError);
+    // The first retry waits 1 s (jitter 0).
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(errors).toHaveLength(2);
+    expect(client.get('anything', 'fallback')).toBe('fallback');
+    await client.close();
   });
 });
