@@ -417,3 +417,65 @@ describe('the anonymous id with an async storage', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('a stored anonymous id that arrives after close()', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const split: FlagSnapshot = {
+    schemaVersion: 1,
+    version: 1,
+    environmentId: 'production',
+    flags: {
+      split: {
+        on: true,
+        variations: ['a', 'b'],
+        offVariation: 0,
+        rules: [],
+        fallthrough: {
+          rollout: [
+            { variation: 0, weight: 50_000 },
+            { variation: 1, weight: 50_000 },
+          ],
+        },
+        salt: 'split-salt',
+        clientSide: true,
+      },
+    },
+  };
+  const valueFor = (anonymousId: string) => {
+    const probe = harness(() => 'hang', { bootstrap: split, anonymousId, persist: false });
+    const value = probe.client.get('split');
+    void probe.client.close();
+    return value;
+  };
+
+  it('a stored anonymous id that arrives after close() does not change what reads answer', async () => {
+    // Was a bug: src/events/anonymous-id.ts:33 calls `adopt` whenever the read answers, and src/client.ts:205-208
+    // then sets `anonymousId` and re-evaluates, with no `closed()` check (setContext and
+    // identify have one). client.md, close(): "Reads keep answering from the last snapshot. …
+    // After it, `setContext`, `setOverrides` and `identify` change nothing, so every reader
+    // keeps seeing the same values." A late AsyncStorage answer re-buckets a closed client.
+    let answer!: (id: string) => void;
+    const storage: StorageAdapter = {
+      get: (key) => (key === 'svc:anonymousId' ? new Promise((resolve) => (answer = resolve)) : Promise.resolve(null)),
+      set: async () => undefined,
+      remove: async () => undefined,
+    };
+    const { client } = harness(() => 'hang', { cache: storage, anonymousId: undefined, bootstrap: split });
+    const before = client.get('split');
+    const all = client.getAll();
+    await client.close();
+    let stored = '';
+    for (let index = 0; index < 64 && !stored; index++) if (valueFor(`stored-${index}`) !== before) stored = `stored-${index}`;
+    expect(stored).not.toBe('');
+    answer(stored);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client.get('split')).toBe(before);
+    expect(client.getAll()).toBe(all);
+  });
+});
