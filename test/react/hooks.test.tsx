@@ -7,6 +7,9 @@ import { harness } from '../helpers/client-harness';
 import { snapshotServer } from '../helpers/fake-transport';
 import { AllFlags, DetailsText, FlagText, QUIET, snapshotV, StatusText, useAutoCleanup, type RenderCounts } from './fixtures';
 
+// Records every client created through the core: the ones a provider creates are closed after each test too.
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
+
 const clients: FlagsClient[] = [];
 useAutoCleanup(clients);
 

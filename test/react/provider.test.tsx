@@ -7,20 +7,9 @@ import type { ClientOptions, FlagsClient } from '../../src/index';
 import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
 import { createFakeTransport, snapshotServer } from '../helpers/fake-transport';
 import { FlagText, QUIET, snapshotV, useAutoCleanup, type RenderCounts } from './fixtures';
+import { created } from './created-clients';
 
-// Every client the provider creates, whatever happens to it afterwards.
-const created = vi.hoisted(() => [] as FlagsClient[]);
-vi.mock('../../src/index', async (importOriginal) => {
-  const core = await importOriginal<typeof import('../../src/index')>();
-  return {
-    ...core,
-    createClient: (options: ClientOptions) => {
-      const client = core.createClient(options);
-      created.push(client);
-      return client;
-    },
-  };
-});
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
 
 useAutoCleanup(created);
 

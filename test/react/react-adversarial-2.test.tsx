@@ -10,20 +10,9 @@ import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
 import { createFakeTransport, snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
 import { AllFlags, QUIET, snapshotV, StatusText, type RenderCounts } from './fixtures';
+import { created } from './created-clients';
 
-// Every client created through the core (by the provider or by a test).
-const created = vi.hoisted(() => [] as FlagsClient[]);
-vi.mock('../../src/index', async (importOriginal) => {
-  const core = await importOriginal<typeof import('../../src/index')>();
-  return {
-    ...core,
-    createClient: (options: ClientOptions) => {
-      const client = core.createClient(options);
-      created.push(client);
-      return client;
-    },
-  };
-});
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
 
 let root: Root | undefined;
 afterEach(async () => {

@@ -8,36 +8,10 @@ import { createMemoryStorage, type ClientOptions, type FlagsClient } from '../..
 import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
 import { createFakeTransport, snapshotServer } from '../helpers/fake-transport';
 import { FlagText, QUIET, snapshotV, type RenderCounts } from './fixtures';
+import { created, listeners } from './created-clients';
 
-// Every client created (by the provider or by a test), with a count of its live listeners.
-const created = vi.hoisted(() => [] as FlagsClient[]);
-const live = vi.hoisted(() => new WeakMap<object, { count: number }>());
-vi.mock('../../src/index', async (importOriginal) => {
-  const core = await importOriginal<typeof import('../../src/index')>();
-  return {
-    ...core,
-    createClient: (options: ClientOptions) => {
-      const client = core.createClient(options);
-      const counter = { count: 0 };
-      live.set(client, counter);
-      const subscribe = client.subscribe;
-      client.subscribe = (listener) => {
-        counter.count++;
-        const off = subscribe(listener);
-        let done = false;
-        return () => {
-          if (!done) counter.count--;
-          done = true;
-          off();
-        };
-      };
-      created.push(client);
-      return client;
-    },
-  };
-});
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
 
-const listeners = (client: FlagsClient) => live.get(client)!.count;
 const text = (testId: string) => screen.getByTestId(testId).textContent;
 
 let restore: Array<() => void> = [];

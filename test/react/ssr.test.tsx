@@ -9,19 +9,9 @@ import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
 import { createFakeTransport, snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
 import { QUIET } from './fixtures';
+import { created } from './created-clients';
 
-const created = vi.hoisted(() => [] as FlagsClient[]);
-vi.mock('../../src/index', async (importOriginal) => {
-  const core = await importOriginal<typeof import('../../src/index')>();
-  return {
-    ...core,
-    createClient: (options: ClientOptions) => {
-      const client = core.createClient(options);
-      created.push(client);
-      return client;
-    },
-  };
-});
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
 
 let root: Root | undefined;
 afterEach(async () => {

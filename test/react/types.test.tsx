@@ -1,12 +1,15 @@
 // @vitest-environment happy-dom
 import { render, screen } from '@testing-library/react';
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { FlagsProvider, useFlag, useFlagDetails, useFlagsClient, type FlagsProviderProps } from '../../react/index';
 import { createClient, type EvaluationDetails, type FlagsClient, type JsonValue } from '../../src/index';
 import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
 import { createFakeTransport } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
 import { QUIET, useAutoCleanup } from './fixtures';
+
+// Records every client created through the core: the ones a provider creates are closed after each test too.
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
 
 // The app's side of the typing story: declare the defaults once. The augmentation holds
 // for the whole program, so these `typed-*` keys are used by this file only: every other
