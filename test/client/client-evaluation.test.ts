@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import { jsonResponse } from '../helpers/fake-transport';
+import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { servingFlag, snapshotOf } from '../helpers/snapshots';
 
@@ -47,6 +47,19 @@ describe('getDetails: values with reasons', () => {
     expect(client.getDetails('broken')).toMatchObject({ value: 'safe', reason: 'ERROR', errorCode: 'PARSE_ERROR' });
     expect(client.getDetails('typed')).toMatchObject({ value: 0, reason: 'ERROR', errorCode: 'TYPE_MISMATCH' });
     expect(client.getDetails('nope', 'fb')).toEqual({ key: 'nope', value: 'fb', reason: 'ERROR', variation: null, version: 7, errorCode: 'FLAG_NOT_FOUND' });
+    await client.close();
+  });
+
+  it('after a publish that leaves a read flag’s outcome as it was, its details carry the new version', async () => {
+    const server = snapshotServer(snapshotOf(1, { kept: 'same', moved: 'before' }));
+    const { client } = harness(server.handler);
+    await client.ready();
+    expect(client.getDetails('kept')).toMatchObject({ value: 'same', reason: 'DEFAULT', version: 1 });
+    server.publish(snapshotOf(2, { kept: 'same', moved: 'after' }));
+    await client.refresh();
+    expect(client.getStatus().version).toBe(2);
+    expect(client.getDetails('moved')).toMatchObject({ value: 'after', version: 2 });
+    expect(client.getDetails('kept')).toMatchObject({ value: 'same', reason: 'DEFAULT', version: 2 });
     await client.close();
   });
 
