@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StorageError } from '../../src/shared/errors';
 import { createMemoryStorage } from '../../src/storage/memory-storage';
 import type { StorageAdapter } from '../../src/storage/storage-types';
 import { snapshotServer, jsonResponse } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('the snapshot cache', () => {
   it('a client created after a reload serves the cached values synchronously and sends the persisted ETag', async () => {

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResponse, response, snapshotServer } from '../helpers/fake-transport';
-import { harness, CLIENT_KEY } from '../helpers/client-harness';
+import { harness, CLIENT_KEY, servedHarness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
 import type { HttpRequest, HttpResult, HttpTransport } from '../../src/http/http-types';
 import type { StorageAdapter } from '../../src/storage/storage-types';
@@ -9,13 +9,9 @@ import { switchableSource } from '../helpers/platform-source';
 import { trackSettlements } from '../helpers/settlements';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
 import { connectedFrame, createFakeTransport as createFakeSockets } from '../stream/harness';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 const source = switchableSource;
 
@@ -45,8 +41,7 @@ describe('close()', () => {
   });
 
   it('while polling: clears the poll timer and makes no further request', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests } = harness(server.handler, { pollInterval: 1000 });
+    const { client, requests } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 1000 });
     await vi.advanceTimersByTimeAsync(2500);
     expect(requests).toHaveLength(3);
     expect(vi.getTimerCount()).toBe(1);

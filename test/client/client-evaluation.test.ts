@@ -1,15 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
-import { harness } from '../helpers/client-harness';
+import { jsonResponse } from '../helpers/fake-transport';
+import { harness, servedHarness } from '../helpers/client-harness';
 import { servingFlag, snapshotOf } from '../helpers/snapshots';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 const planRule = (plan: string, variation: number): Flag['rules'][number] => ({
   id: `plan-${plan}`,
@@ -51,8 +47,7 @@ describe('getDetails: values with reasons', () => {
   });
 
   it('after a publish that leaves a read flag’s outcome as it was, its details carry the new version', async () => {
-    const server = snapshotServer(snapshotOf(1, { kept: 'same', moved: 'before' }));
-    const { client } = harness(server.handler);
+    const { client, server } = servedHarness(snapshotOf(1, { kept: 'same', moved: 'before' }));
     await client.ready();
     expect(client.getDetails('kept')).toMatchObject({ value: 'same', reason: 'DEFAULT', version: 1 });
     server.publish(snapshotOf(2, { kept: 'same', moved: 'after' }));

@@ -1,15 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CLIENT_KEY, harness } from '../helpers/client-harness';
 import { fakeDataPlane } from '../helpers/events-server';
 import { snapshotOf } from '../helpers/snapshots';
 import { keys, snapshot } from '../events/fixtures';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 async function withEvents(options: Record<string, unknown> = {}) {
   const plane = fakeDataPlane(snapshot);

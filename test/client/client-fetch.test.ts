@@ -1,21 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HttpError, SchemaError, NetworkError } from '../../src/shared/errors';
 import { jsonResponse, response, snapshotServer } from '../helpers/fake-transport';
-import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
+import { BASE_URL, CLIENT_KEY, harness, servedHarness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
 import type { HttpResult, HttpTransport } from '../../src/http/http-types';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('the fetch procedure (protocol.md §8)', () => {
   it('GETs the snapshot with the bearer key, then polls with If-None-Match and keeps the snapshot on 304', async () => {
-    const server = snapshotServer(snapshotOf(1, { banner: 'hello' }));
-    const { client, requests } = harness(server.handler, { pollInterval: 1000 });
+    const { client, requests } = servedHarness(snapshotOf(1, { banner: 'hello' }), { pollInterval: 1000 });
     await vi.advanceTimersByTimeAsync(0);
     expect(requests[0]).toMatchObject({ method: 'GET', url: `${BASE_URL}/sdk/v1/snapshot` });
     expect(requests[0]!.headers).toEqual({ authorization: `Bearer ${CLIENT_KEY}` });
@@ -31,8 +26,7 @@ describe('the fetch procedure (protocol.md §8)', () => {
   });
 
   it('picks up a published snapshot on the following poll', async () => {
-    const server = snapshotServer(snapshotOf(1, { banner: 'hello' }));
-    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const { client, server } = servedHarness(snapshotOf(1, { banner: 'hello' }), { pollInterval: 1000 });
     await vi.advanceTimersByTimeAsync(0);
     server.publish(snapshotOf(2, { banner: 'bonjour' }));
     await vi.advanceTimersByTimeAsync(999);
@@ -44,8 +38,7 @@ describe('the fetch procedure (protocol.md §8)', () => {
   });
 
   it('pollInterval 0 fetches once', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests } = harness(server.handler, { pollInterval: 0 });
+    const { client, requests } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 0 });
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     expect(requests).toHaveLength(1);
     expect(vi.getTimerCount()).toBe(0);
@@ -142,8 +135,7 @@ describe('the fetch procedure (protocol.md §8)', () => {
   });
 
   it('refresh() fetches now and resolves when that fetch is done', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests } = harness(server.handler);
+    const { client, requests, server } = servedHarness(snapshotOf(1, { a: 1 }));
     await vi.advanceTimersByTimeAsync(0);
     server.publish(snapshotOf(2, { a: 2 }));
     await client.refresh();

@@ -8,13 +8,9 @@ import { servingFlag } from '../helpers/snapshots';
 import { switchableSource } from '../helpers/platform-source';
 import type { StorageAdapter } from '../../src/storage/storage-types';
 import { isEvents, isIdentity, snapshot as eventsSnapshot } from '../events/fixtures';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 const snapshot: FlagSnapshot = { schemaVersion: 1, version: 1, environmentId: 'production', flags: { pro: byPlan('pro'), team: byPlan('team'), other: servingFlag(1) } };
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { snapshotServer } from '../helpers/fake-transport';
-import { harness, BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
+import { harness, BASE_URL, CLIENT_KEY, servedHarness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
 import { trackSettlements } from '../helpers/settlements';
 import { createClient } from '../../src/client';
@@ -19,8 +19,7 @@ describe('huge but finite intervals', () => {
   });
 
   it('pollInterval above the 2^31-1 ms timer limit does not poll every millisecond', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests } = harness(server.handler, { pollInterval: 2 ** 31 });
+    const { client, requests } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 2 ** 31 });
     await vi.advanceTimersByTimeAsync(100);
     const made = requests.length;
     await client.close();
@@ -137,8 +136,7 @@ describe('option validation: createClient throws a ConfigError, and only that', 
   });
 
   it('unknown options are ignored (no throw, no effect on the request)', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests, errors } = harness(server.handler, { pollIntervall: 5, baseURL: 'https://elsewhere.test', sdk_key: 'x' } as never);
+    const { client, requests, errors } = servedHarness(snapshotOf(1, { a: 1 }), { pollIntervall: 5, baseURL: 'https://elsewhere.test', sdk_key: 'x' } as never);
     await client.ready();
     expect(requests[0]!.url).toBe(`${BASE_URL}/sdk/v1/snapshot`);
     expect(errors).toEqual([]);
@@ -146,8 +144,7 @@ describe('option validation: createClient throws a ConfigError, and only that', 
   });
 
   it('a baseUrl with a path prefix and trailing slashes keeps the prefix and drops the slashes', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests } = harness(server.handler, { baseUrl: 'https://flags.test/edge/eu///' });
+    const { client, requests, server } = servedHarness(snapshotOf(1, { a: 1 }), { baseUrl: 'https://flags.test/edge/eu///' });
     await client.ready();
     expect(requests[0]!.url).toBe('https://flags.test/edge/eu/sdk/v1/snapshot');
     await client.close();
@@ -178,8 +175,7 @@ describe('option validation: createClient throws a ConfigError, and only that', 
   }
 
   it('a baseUrl with a path keeps it: the routes go under it', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests } = harness(server.handler, { baseUrl: 'https://flags.test/edge/' });
+    const { client, requests } = servedHarness(snapshotOf(1, { a: 1 }), { baseUrl: 'https://flags.test/edge/' });
     await client.ready();
     expect(new URL(requests[0]!.url).pathname).toBe('/edge/sdk/v1/snapshot');
     await client.close();

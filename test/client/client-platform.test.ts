@@ -1,21 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectedFrame, createFakeTransport as createFakeSockets } from '../stream/harness';
 import { connectClient, streamingClient } from '../helpers/streaming-client';
 import type { HttpResult } from '../../src/http/http-types';
 import type { OnlineSource, VisibilitySource } from '../../src/platform/index';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
 import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
-import { harness } from '../helpers/client-harness';
+import { harness, servedHarness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
 import { switchableSource } from '../helpers/platform-source';
 import { trackSettlements } from '../helpers/settlements';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 const source = switchableSource;
 
@@ -197,8 +193,7 @@ describe('refresh() and the platform', () => {
 
   it('offline, then a refresh() storm, then online: no request while offline, one fetch on return, every refresh() settles', async () => {
     const net = source(true);
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests, errors } = harness(server.handler, { pollInterval: 60_000, onlineSource: net.online });
+    const { client, requests, errors, server } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 60_000, onlineSource: net.online });
     await client.ready();
     net.set(false);
     server.publish(snapshotOf(2, { a: 2 }));
@@ -219,8 +214,7 @@ describe('refresh() and the platform', () => {
   });
 
   it('a refresh() storm online: one snapshot applied, one notification, the aborted requests not reported, one poll timer', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests, errors } = harness(server.handler, { pollInterval: 60_000 });
+    const { client, requests, errors, server } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 60_000 });
     await client.ready();
     client.get('a');
     server.publish(snapshotOf(2, { a: 2 }));

@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
 import { ConfigError } from '../../src/shared/errors';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { jsonResponse, snapshotServer, response } from '../helpers/fake-transport';
-import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
+import { BASE_URL, CLIENT_KEY, harness, servedHarness } from '../helpers/client-harness';
 import { servingFlag, snapshotOf } from '../helpers/snapshots';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('reads never throw', () => {
   it('serve the configured defaults, or the call fallback, before any snapshot', async () => {
@@ -99,8 +95,7 @@ describe('configuration errors are the only throw', () => {
 
 describe('state and notifications', () => {
   it('notify with the changed keys only; an unchanged poll notifies nobody', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1, b: { deep: [1, 2] }, c: 'same' }));
-    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const { client, server } = servedHarness(snapshotOf(1, { a: 1, b: { deep: [1, 2] }, c: 'same' }), { pollInterval: 1000 });
     const events: Array<{ changed: string[]; status: string }> = [];
     client.subscribe(({ changed, status }) => events.push({ changed: [...changed].sort(), status: status.status }));
     // Read before the first snapshot: each of them changes when it arrives.
@@ -123,8 +118,7 @@ describe('state and notifications', () => {
   });
 
   it('a removed flag counts as changed', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1, gone: true }));
-    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const { client, server } = servedHarness(snapshotOf(1, { a: 1, gone: true }), { pollInterval: 1000 });
     const changed: string[][] = [];
     client.subscribe((event) => changed.push([...event.changed]));
     await vi.advanceTimersByTimeAsync(0);
@@ -149,8 +143,7 @@ describe('state and notifications', () => {
   });
 
   it('unsubscribe stops notifications', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const { client, server } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 1000 });
     const listener = vi.fn();
     const unsubscribe = client.subscribe(listener);
     await vi.advanceTimersByTimeAsync(0);

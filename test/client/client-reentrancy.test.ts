@@ -1,20 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { snapshotOf } from '../helpers/snapshots';
 import { connectedFrame } from '../stream/harness';
 import { connectClient, streamingClient } from '../helpers/streaming-client';
 import { HttpError } from '../../src/shared/errors';
-import { response, snapshotServer } from '../helpers/fake-transport';
-import { harness } from '../helpers/client-harness';
+import { response } from '../helpers/fake-transport';
+import { harness, servedHarness } from '../helpers/client-harness';
 import type { ClientStatus } from '../../src/machine/client-state';
 import type { HttpRequest } from '../../src/http/http-types';
 import { byPlan, fakeDataPlane } from '../helpers/events-server';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 const isSnapshot = (request: HttpRequest) => new URL(request.url).pathname === '/sdk/v1/snapshot';
 
 describe('close() from inside a stream-driven callback', () => {
@@ -66,8 +62,7 @@ describe('close() from inside a stream-driven callback', () => {
 
 describe('re-entrant calls from listeners and onError', () => {
   it('close() from a subscribe listener leaves no timer behind (no poll is armed after close)', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests } = harness(server.handler, { pollInterval: 30_000 });
+    const { client, requests } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 30_000 });
     client.subscribe(() => void client.close());
     await vi.advanceTimersByTimeAsync(0);
     expect(client.getStatus().connection).toBe('stopped');
@@ -90,8 +85,7 @@ describe('re-entrant calls from listeners and onError', () => {
   });
 
   it('listeners that unsubscribe themselves or subscribe others during emit: each hears what it should, once', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, errors } = harness(server.handler, { pollInterval: 1000 });
+    const { client, errors, server } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 1000 });
     const calls: string[] = [];
     const unsubscribeOnce = client.subscribe(() => {
       calls.push('once');
@@ -112,8 +106,7 @@ describe('re-entrant calls from listeners and onError', () => {
   });
 
   it('a listener that calls refresh() on every change causes no extra poll loop', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client, requests } = harness(server.handler, { pollInterval: 1000 });
+    const { client, requests } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 1000 });
     client.subscribe(() => void client.refresh());
     await vi.advanceTimersByTimeAsync(0);
     // The first snapshot notifies, the refresh answers 304 and notifies nobody.
@@ -140,8 +133,7 @@ describe('re-entrancy from listeners and onError', () => {
     // that is no longer true, and a listener runs after the client dropped it. Fix: in emit,
     // skip listeners no longer in the set (`if (listeners.has(listener))`), which also makes an
     // unsubscribe during emit take effect at once; or queue nested emits until the outer ends.
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client } = harness(server.handler);
+    const { client } = servedHarness(snapshotOf(1, { a: 1 }));
     client.subscribe(() => void client.close());
     const seen: ClientStatus[] = [];
     client.subscribe(({ status }) => seen.push(status));
@@ -151,8 +143,7 @@ describe('re-entrancy from listeners and onError', () => {
   });
 
   it('a listener that calls setContext(), setOverrides() and getAll() mid-notification reads consistent values', async () => {
-    const server = snapshotServer({ ...snapshotOf(1, { a: 'x' }), flags: { pro: byPlan('pro'), a: snapshotOf(1, { a: 'x' }).flags.a! } });
-    const { client, errors } = harness(server.handler, { pollInterval: 1000 });
+    const { client, errors } = servedHarness({ ...snapshotOf(1, { a: 'x' }), flags: { pro: byPlan('pro'), a: snapshotOf(1, { a: 'x' }).flags.a! } }, { pollInterval: 1000 });
     const log: Array<{ changed: string[]; pro: unknown; b: unknown; all: unknown; status: string }> = [];
     let once = true;
     // Read before the snapshot arrives: both change when it does.

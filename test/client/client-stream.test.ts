@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
 import { ConfigError } from '../../src/shared/errors';
 import { StreamError } from '../../src/stream/stream-error';
@@ -9,13 +9,9 @@ import { connectClient, streamingClient } from '../helpers/streaming-client';
 import { createFakeTransport as createFakeSockets, connectedFrame, createFakeTransport } from '../stream/harness';
 import { snapshotServer, response, type Reply } from '../helpers/fake-transport';
 import type { HttpRequest } from '../../src/http/http-types';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('the client with a stream', () => {
   it('connects to {streamUrl}/sdk/v1/stream, subscribes with lastKnownVersion and reports its connection state', async () => {

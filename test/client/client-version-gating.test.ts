@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResponse, response, type Reply } from '../helpers/fake-transport';
 import { harness, CLIENT_KEY } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
 import { createMemoryStorage } from '../../src/storage/memory-storage';
 import { fingerprint } from '../../src/shared/fingerprint';
 import { BusChannel } from '../helpers/bus-channel';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('version gating across sources and ETags', () => {
   it('the same version with another ETag: no notification, the snapshot object and status are kept, the new ETag is sent next', async () => {

@@ -1,12 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { connectedFrame, createFakeTransport, recordStream, type FakeSocket, type Recorded } from './harness';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 /** Every kind of socket event, as a server (or the network) would play it. */
 const lateEvents: Array<[name: string, play: (socket: FakeSocket) => void]> = [

@@ -1,14 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StreamError } from '../../src/stream/stream-error';
 import { streamEndpoint } from '../../src/stream/stream-connection';
 import { connectedFrame, createFakeTransport, recordStream, SDK_KEY } from './harness';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('streamEndpoint', () => {
   it.each([

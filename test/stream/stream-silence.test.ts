@@ -1,13 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { defaultScheduler } from '../../src/shared/scheduler';
 import { connectedFrame, createFakeTransport, recordStream } from './harness';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 function streamingWithHeartbeat(heartbeatMs: number) {
   const fake = createFakeTransport();
