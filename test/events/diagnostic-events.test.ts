@@ -1,14 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlagplaneError } from '../../src/shared/errors';
 import { CLIENT_KEY, harness } from '../helpers/client-harness';
 import { fakeDataPlane } from '../helpers/events-server';
 import { snapshot, status, scriptedSender } from './fixtures';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
+useFakeTimersInEachTest();
 afterEach(() => {
-  vi.useRealTimers();
   vi.unstubAllGlobals();
 });
 

@@ -1,13 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS, batchLength } from '../../src/events/event-batches';
 import { eventsClient, status, scriptedSender } from './fixtures';
 import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
+useFakeTimersInEachTest();
 afterEach(() => {
-  vi.useRealTimers();
   vi.unstubAllGlobals();
 });
 

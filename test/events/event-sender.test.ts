@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
 import { MAX_BATCH_EVENTS } from '../../src/events/event-batches';
 import { response } from '../helpers/fake-transport';
@@ -6,12 +6,10 @@ import { eventsOf, eventsClient, fakePage, status, scriptedSender } from './fixt
 import type { FlagplaneError } from '../../src/shared/errors';
 import { createEventSender } from '../../src/events/event-sender';
 import type { SendOutcome } from '../../src/http/http-client';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
+useFakeTimersInEachTest();
 afterEach(() => {
-  vi.useRealTimers();
   vi.unstubAllGlobals();
 });
 

@@ -15,22 +15,13 @@ vi.mock('../../src/index', async (original) => (await import('./created-clients'
 const clients: FlagsClient[] = [];
 useAutoCleanup(clients, created);
 
-/** A live client on a fake snapshot server, already holding snapshot version 1. */
-async function liveClient() {
-  const server = snapshotServer(snapshotV(1));
+/** A live client on a fake snapshot server, already holding `initial` (snapshot version 1 by default). */
+async function liveClient(initial: FlagSnapshot = snapshotV(1)) {
+  const server = snapshotServer(initial);
   const h = harness(server.handler, QUIET);
   clients.push(h.client);
   await h.client.ready();
   return { ...h, server };
-}
-
-/** A live client on a snapshot server that already holds `initial`. */
-async function liveClientFrom(initial: FlagSnapshot = snapshotV(1)) {
-  const server = snapshotServer(initial);
-  const h = harness(server.handler, QUIET);
-  created.push(h.client);
-  await h.client.ready();
-  return { client: h.client, server };
 }
 
 function DetailsLine({ id, flag, fallback }: { id: string; flag: string; fallback: string }) {
@@ -415,7 +406,7 @@ describe('useFlagDetails: what getSnapshot returns changes only when subscribe n
   // version, errorCode? }" and "a change of one flag re-renders the components that read that
   // flag" — and useSyncExternalStore requires subscribe to fire whenever getSnapshot changes.
   it('two readers of one flag show the same version after a refresh that changed only the version', async () => {
-    const { client, server } = await liveClientFrom(snapshotV(1));
+    const { client, server } = await liveClient(snapshotV(1));
     let bump!: () => void;
     function Restless() {
       const [tick, setTick] = useState(0);
@@ -522,7 +513,7 @@ describe('hooks reading a client that is closed', () => {
 
 describe('useFlags and useFlagsStatus re-render counts', () => {
   it('a refresh that moves only the version re-renders the status panel once and the flags panel never; a 304 re-renders neither', async () => {
-    const { client, server } = await liveClientFrom(snapshotV(1));
+    const { client, server } = await liveClient(snapshotV(1));
     const counts: RenderCounts = {};
     render(
       <FlagsProvider client={client}>
