@@ -18,8 +18,6 @@ const identityClient = (options: Record<string, unknown> = {}) => dataPlaneClien
 
 const source = switchableSource;
 
-// ---------------------------------------------------------------------------------------
-
 const early: Flag = {
   ...servingFlag('no'),
   variations: ['no', 'yes'],

@@ -13,8 +13,6 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-// ---------------------------------------------------------------------------------------
-
 describe('flush concurrency and retries', () => {
   it('flush() asked for while a failing flush is in flight waits for the backoff instead of resending at once', async () => {
     const { client, plane, errors, eventRequests } = await eventsClient();
