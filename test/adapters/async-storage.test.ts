@@ -20,6 +20,21 @@ function fakeAsyncStorage(backing = new Map<string, string>()) {
   };
 }
 
+/** A fake AsyncStorage whose calls settle only when the test says so. */
+function manualAsyncStorage() {
+  const backing = new Map<string, string>();
+  const pending: Array<{ key: string; settle: () => void }> = [];
+  const later = <T>(key: string, work: () => T) =>
+    new Promise<T>((resolve) => pending.push({ key, settle: () => resolve(work()) }));
+  return {
+    backing,
+    pending,
+    getItem: (key: string) => later(key, () => backing.get(key) ?? null),
+    setItem: (key: string, value: string) => later(key, () => void backing.set(key, value)),
+    removeItem: (key: string) => later(key, () => void backing.delete(key)),
+  };
+}
+
 describeStorageAdapter('async-storage', async () => {
   const backing = new Map<string, string>();
   return {
@@ -129,5 +144,61 @@ describe('async-storage: with the client', () => {
     expect(second.client.get('banner')).toBe('cached');
     expect(second.errors).toEqual([]);
     await second.client.close();
+  });
+});
+
+describe('queues are per key', () => {
+  it('a slow call on one key never holds up another key', async () => {
+    const storage = manualAsyncStorage();
+    const adapter = createAsyncStorage(storage);
+    const slow = adapter.get('slow');
+    const fast = adapter.set('fast', 'v');
+    await vi.waitFor(() => expect(storage.pending.map((call) => call.key)).toEqual(['slow', 'fast']));
+    storage.pending[1]!.settle();
+    await fast;
+    expect(storage.backing.get('fast')).toBe('v');
+    storage.pending[0]!.settle();
+    expect(await slow).toBeNull();
+  });
+
+  it('a storage that completes in reverse order still ends with the last write, and reads see the writes before them', async () => {
+    const storage = manualAsyncStorage();
+    const adapter = createAsyncStorage(storage, { prefix: 'p:' });
+    const results = Promise.all([adapter.set('k', '1'), adapter.get('k'), adapter.set('k', '2'), adapter.remove('k'), adapter.get('k'), adapter.set('k', '3')]);
+    // Only one call on the key is ever in flight: settle each as it comes.
+    for (let index = 0; index < 6; index++) {
+      await vi.waitFor(() => expect(storage.pending).toHaveLength(1));
+      storage.pending.shift()!.settle();
+    }
+    const [, read1, , , read2] = await results;
+    expect([read1, read2]).toEqual(['1', null]);
+    expect(Object.fromEntries(storage.backing)).toEqual({ 'p:k': '3' });
+  });
+});
+
+describe('with the client, on a storage that rejects', () => {
+  it('an AsyncStorage that rejects everything: each read and write is one StorageError, the snapshot stays in memory', async () => {
+    const rejected = new Error('AsyncStorage: database or disk is full');
+    const storage = {
+      getItem: vi.fn(() => Promise.reject(rejected)),
+      setItem: vi.fn(() => Promise.reject(rejected)),
+      removeItem: vi.fn(() => Promise.reject(rejected)),
+    };
+    // No anonymousId: the client also reads (and would write) the anonymous id through the cache.
+    const { client, errors } = harness(snapshotServer(snapshotOf(1, { a: 'network' })).handler, {
+      cache: createAsyncStorage(storage),
+      anonymousId: undefined,
+    });
+    await client.ready();
+    await vi.waitFor(() => expect(errors).toHaveLength(3));
+    expect(errors.every((error) => error instanceof StorageError && error.cause === rejected)).toBe(true);
+    expect(errors.map((error) => error.message.replace(/[0-9a-f]{16}/, 'FP')).sort()).toEqual([
+      'reading "flagplane:snapshot:FP" failed: AsyncStorage: database or disk is full',
+      'reading "svc:anonymousId" failed: AsyncStorage: database or disk is full',
+      'writing "flagplane:snapshot:FP" failed: AsyncStorage: database or disk is full',
+    ]);
+    expect(client.get('a')).toBe('network');
+    expect(client.getStatus()).toMatchObject({ status: 'ready', source: 'network', version: 1 });
+    await client.close();
   });
 });

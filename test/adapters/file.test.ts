@@ -20,6 +20,12 @@ afterEach(async () => {
   for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
 });
 
+async function tempDirectory(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'flagplane-adv2-'));
+  roots.push(root);
+  return join(root, 'flags');
+}
+
 describeStorageAdapter('file', async () => {
   const { root, directory } = await tempRoot();
   return {
@@ -174,5 +180,94 @@ describe('file: with the client', () => {
     expect(second.client.get('banner')).toBe('cached');
     expect(second.errors).toEqual([]);
     await second.client.close();
+  });
+});
+
+describe('two instances on one directory', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  it('concurrent writes of one key from two instances leave one whole value and no temporary file', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'flagplane-adv-'));
+    roots.push(root);
+    const [one, two] = [createFileStorage({ directory: root }), createFileStorage({ directory: root })];
+    const values = Array.from({ length: 8 }, (_, index) => String(index).repeat(200_000 + index));
+    await Promise.all(values.map((value, index) => (index % 2 ? one : two).set('k', value)));
+    const final = await one.get('k');
+    expect(values).toContain(final);
+    expect(await readdir(root)).toEqual([fileNameOf('k')]);
+  });
+});
+
+describe('what a crash or another actor leaves behind', () => {
+  it('a temporary file left by a crash before the rename: the old value reads whole, and later writes and removes work around it', async () => {
+    const directory = await tempDirectory();
+    const adapter = createFileStorage({ directory });
+    await adapter.set('flagplane:snapshot:ab12', '{"version":1}');
+    // What a crash between the fsync and the rename leaves: a half-written `.<random>.tmp`.
+    const stray = '.0123456789abcdef.tmp';
+    await writeFile(join(directory, stray), '{"version":2, "fla');
+    const reopened = createFileStorage({ directory });
+    expect(await reopened.get('flagplane:snapshot:ab12')).toBe('{"version":1}');
+    // A key whose name looks like the temporary file is its own file, not the stray one.
+    expect(await reopened.get(stray)).toBeNull();
+    await reopened.set('flagplane:snapshot:ab12', '{"version":3}');
+    expect(await reopened.get('flagplane:snapshot:ab12')).toBe('{"version":3}');
+    await reopened.remove('flagplane:snapshot:ab12');
+    expect(await reopened.get('flagplane:snapshot:ab12')).toBeNull();
+    // The stray file is left alone (nothing claims it), and it is the only file left.
+    expect(await readdir(directory)).toEqual([stray]);
+    expect(await readFile(join(directory, stray), 'utf8')).toBe('{"version":2, "fla');
+  });
+
+  it('the directory deleted while the adapter is in use: reads miss, removes succeed, the next write recreates it', async () => {
+    const directory = await tempDirectory();
+    const adapter = createFileStorage({ directory });
+    await adapter.set('k', 'before');
+    await rm(directory, { recursive: true, force: true });
+    expect(await adapter.get('k')).toBeNull();
+    await expect(adapter.remove('k')).resolves.toBeUndefined();
+    await adapter.set('k', 'after');
+    expect(await adapter.get('k')).toBe('after');
+    expect(await readdir(directory)).toEqual([fileNameOf('k')]);
+  });
+
+  it('the 100-byte limit counts UTF-8 bytes, not characters; names stay short enough for the file system either side of it', async () => {
+    const directory = await tempDirectory();
+    const adapter = createFileStorage({ directory });
+    const atLimit = 'é'.repeat(50); // 50 characters, 100 bytes: hex-named
+    const overLimit = 'é'.repeat(51); // 51 characters, 102 bytes: hashed
+    const huge = 'ключ'.repeat(128 * 1024); // 1 MB of UTF-8 as a key
+    expect(fileNameOf(atLimit)).toBe(`k-${'c3a9'.repeat(50)}`);
+    expect(fileNameOf(overLimit)).toMatch(/^h-[0-9a-f]{64}$/);
+    expect(fileNameOf(huge)).toMatch(/^h-[0-9a-f]{64}$/);
+    await adapter.set(atLimit, 'at');
+    await adapter.set(overLimit, 'over');
+    await adapter.set(huge, 'huge');
+    expect([await adapter.get(atLimit), await adapter.get(overLimit), await adapter.get(huge)]).toEqual(['at', 'over', 'huge']);
+    expect(await adapter.get(huge.slice(0, -1))).toBeNull();
+    for (const name of await readdir(directory)) expect(name.length).toBeLessThanOrEqual(202);
+  });
+
+  it('a failed write does not hold up or undo the calls queued after it on the same key', async () => {
+    const directory = await tempDirectory();
+    const adapter = createFileStorage({ directory });
+    await adapter.set('k', 'first');
+    // The key's file turned into a non-empty directory: the rename of the next write fails.
+    const path = join(directory, fileNameOf('k'));
+    await rm(path);
+    await mkdir(join(path, 'inside'), { recursive: true });
+    const failing = adapter.set('k', 'second');
+    const read = adapter.get('k');
+    const failed = failing.then(
+      () => 'resolved',
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    await expect(failed).resolves.toMatch(/^(EISDIR|ENOTEMPTY|EEXIST|EPERM)$/);
+    await expect(read).rejects.toMatchObject({ code: 'EISDIR' });
+    await rm(path, { recursive: true });
+    await adapter.set('k', 'third');
+    expect(await adapter.get('k')).toBe('third');
+    expect(await readdir(directory)).toEqual([fileNameOf('k')]);
   });
 });

@@ -6,6 +6,33 @@ import { snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
 import { describeStorageAdapter } from './adapter-contract';
 import { overrideGlobal } from './global-override';
+import { StorageError } from '../../src/shared/errors';
+
+function idb(options: Parameters<typeof createIndexedDBStorage>[0]): IndexedDBStorage {
+  const adapter = createIndexedDBStorage(options);
+  adapters.push(adapter);
+  return adapter;
+}
+
+/** A factory that hands out every connection it opened. */
+function recordingFactory(inner = new IDBFactory()) {
+  const connections: IDBDatabase[] = [];
+  const factory = Object.create(inner) as IDBFactory;
+  factory.open = (name: string, version?: number) => {
+    const request = inner.open(name, version);
+    request.addEventListener('success', () => connections.push(request.result));
+    return request;
+  };
+  return { factory, inner, connections };
+}
+
+function upgrade(factory: IDBFactory, name: string, version: number): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const request = factory.open(name, version);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
 
 describeStorageAdapter('indexeddb', async () => {
   const factory = new IDBFactory();
@@ -325,5 +352,122 @@ describe('indexeddb: with the client', () => {
     expect(second.client.get('banner')).toBe('cached');
     expect(second.errors).toEqual([]);
     await second.client.close();
+  });
+});
+
+describe('connections shared and lost', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  it('two adapters with different stores on one database take turns upgrading it; every value round-trips', async () => {
+    const factory = new IDBFactory();
+    const flags = idb({ indexedDB: factory, dbName: 'shared', storeName: 'flags' });
+    const other = idb({ indexedDB: factory, dbName: 'shared', storeName: 'other' });
+    await Promise.all([flags.set('k', 'flags-1'), other.set('k', 'other-1')]);
+    await Promise.all([flags.set('k', 'flags-2'), other.set('k', 'other-2'), flags.set('j', 'flags-j')]);
+    expect(await Promise.all([flags.get('k'), other.get('k'), flags.get('j'), other.get('j')])).toEqual(['flags-2', 'other-2', 'flags-j', null]);
+  });
+
+  it('a write issued just before close() still commits and resolves; the next read reopens and sees it', async () => {
+    const { factory, connections } = recordingFactory();
+    const adapter = idb({ indexedDB: factory });
+    await adapter.set('k', 'old');
+    const writing = adapter.set('k', 'new');
+    adapter.close();
+    await expect(writing).resolves.toBeUndefined();
+    expect(await adapter.get('k')).toBe('new');
+    expect(connections).toHaveLength(2);
+  });
+
+  it('writes on either side of another tab upgrading the database land in call order', async () => {
+    const { factory, inner } = recordingFactory();
+    const adapter = idb({ indexedDB: factory });
+    await adapter.set('k', 'first');
+    const before = adapter.set('k', 'second');
+    const upgraded = await upgrade(inner, 'flagplane', 5);
+    upgraded.close();
+    const after = adapter.set('k', 'third');
+    await Promise.all([before, after]);
+    expect(await adapter.get('k')).toBe('third');
+  });
+
+  it('a connection the browser closes in the middle of a write settles that write (no hang); after the close event the adapter reopens', async () => {
+    const { factory, connections } = recordingFactory();
+    const adapter = idb({ indexedDB: factory });
+    await adapter.set('k', 'old');
+    const writing = adapter.set('k', 'new').then(
+      () => 'resolved',
+      (error: unknown) => (error as Error).name,
+    );
+    await Promise.resolve();
+    forceCloseDatabase(connections[0] as never);
+    expect(['resolved', 'AbortError']).toContain(await writing);
+    await vi.waitFor(() => adapter.set('k', 'after'));
+    expect(await adapter.get('k')).toBe('after');
+    expect(connections).toHaveLength(2);
+  });
+
+  // Was a bug: adapters/indexeddb.ts `run` — the adapter forgets its connection only on a
+  // `versionchange` or `close` event. A connection that is closing without (or before) a
+  // `close` event — the window while a forced close finishes its transactions, or WebKit,
+  // which is known to drop connections without firing `close` — stays cached for ever:
+  // `db.transaction` throws InvalidStateError on every later call and the cache is off for
+  // the page's life. Fix: when `db.transaction` throws InvalidStateError, forget that
+  // connection (as `forget` does) and reopen once.
+  it('a connection closed under the adapter without a close event is reopened, not reused for ever', async () => {
+    const { factory, connections } = recordingFactory();
+    const adapter = idb({ indexedDB: factory });
+    await adapter.set('k', 'v');
+    connections[0]!.close(); // closed, as the browser may, with no close event
+    await adapter.get('k').catch(() => undefined); // the first call may fail…
+    expect(await adapter.get('k')).toBe('v'); // …but not every later one
+  });
+
+  it('a store method that throws (QuotaExceededError) rejects with that DOMException, and the next write works', async () => {
+    const { factory, connections } = recordingFactory();
+    const adapter = idb({ indexedDB: factory });
+    await adapter.set('k', 'old');
+    const db = connections[0]!;
+    const transaction = db.transaction.bind(db);
+    const quota = new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    db.transaction = ((...args: Parameters<IDBDatabase['transaction']>) => {
+      const tx = transaction(...args);
+      const store = tx.objectStore.bind(tx);
+      tx.objectStore = (name: string) => {
+        const real = store(name);
+        real.put = () => {
+          throw quota;
+        };
+        return real;
+      };
+      return tx;
+    }) as IDBDatabase['transaction'];
+    await expect(adapter.set('k', 'x'.repeat(1000))).rejects.toBe(quota);
+    db.transaction = transaction;
+    expect(await adapter.get('k')).toBe('old');
+    await adapter.set('k', 'fits');
+    expect(await adapter.get('k')).toBe('fits');
+  });
+});
+
+describe('with the client, without IndexedDB', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  it('no IndexedDB at all: a StorageError for the read and one for the write, the network snapshot served', async () => {
+    const { client, errors } = harness(snapshotServer(snapshotOf(1, { a: 'network' })).handler, {
+      cache: idb({ dbName: 'missing' }),
+      storageKey: 'snapshot',
+    });
+    expect('indexedDB' in globalThis).toBe(false);
+    await expect(client.ready()).resolves.toEqual({ status: 'ready', source: 'network' });
+    await vi.waitFor(() => expect(errors).toHaveLength(2));
+    expect(errors.every((error) => error instanceof StorageError)).toBe(true);
+    expect(errors.map((error) => error.message)).toEqual([
+      'reading "snapshot" failed: opening IndexedDB "missing" failed: IndexedDB is not available in this environment',
+      'writing "snapshot" failed: opening IndexedDB "missing" failed: IndexedDB is not available in this environment',
+    ]);
+    expect(client.get('a')).toBe('network');
+    await client.close();
   });
 });

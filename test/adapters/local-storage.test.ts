@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLocalStorage } from '../../adapters/local-storage';
 import { StorageError } from '../../src/shared/errors';
 import { harness } from '../helpers/client-harness';
@@ -194,6 +194,51 @@ describe('local-storage: with the client', () => {
     expect(errors[0]!.message).toMatch(/^writing /);
     expect((errors[0]!.cause as DOMException).name).toBe('QuotaExceededError');
     expect(client.get('a')).toBe(1);
+    await client.close();
+  });
+});
+
+describe('real Storage methods need their receiver', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  it('calls the storage option\'s methods on the storage itself (a brand-checked Storage throws "Illegal invocation" otherwise)', () => {
+    class BrandChecked {
+      #items = new Map<string, string>();
+      getItem(key: string) {
+        return this.#items.get(key) ?? null;
+      }
+      setItem(key: string, value: string) {
+        this.#items.set(key, String(value));
+      }
+      removeItem(key: string) {
+        this.#items.delete(key);
+      }
+    }
+    const adapter = createLocalStorage({ storage: new BrandChecked() });
+    adapter.set('flagplane:snapshot:ab12', '{"a":"🚀"}');
+    expect(adapter.get('flagplane:snapshot:ab12')).toBe('{"a":"🚀"}');
+    adapter.remove('flagplane:snapshot:ab12');
+    expect(adapter.get('flagplane:snapshot:ab12')).toBeNull();
+  });
+
+  it('a storage whose getItem fails while setItem works: the read is reported once, the write goes through', async () => {
+    const items = new Map<string, string>();
+    const storage = {
+      getItem: () => {
+        throw new DOMException('The operation is insecure.', 'SecurityError');
+      },
+      setItem: (key: string, value: string) => void items.set(key, value),
+      removeItem: (key: string) => void items.delete(key),
+    };
+    const { client, errors } = harness(snapshotServer(snapshotOf(2, { a: 'network' })).handler, {
+      cache: createLocalStorage({ storage }),
+      storageKey: 'snapshot',
+    });
+    await client.ready();
+    expect(errors.map((error) => [error.code, error.message])).toEqual([['storage', 'reading "snapshot" failed: The operation is insecure.']]);
+    expect(JSON.parse(items.get('snapshot')!).snapshot.version).toBe(2);
+    expect(client.get('a')).toBe('network');
     await client.close();
   });
 });

@@ -35,8 +35,7 @@ describeBrowser('flagplane in Chromium: requests the page ends are not failures'
     hold.release();
     // Room for a late error event to arrive, had one been sent.
     await sleep(300);
-    const { errors, lifecycle } = await page.evaluate(() => window.other);
-    console.log('DBG', await page.evaluate(() => sessionStorage.getItem('dbg')), JSON.stringify(lifecycle));
+    const { errors } = await page.evaluate(() => window.other);
     expect(errors.filter((error) => error.tag === 'navigating')).toEqual([]);
     expect(errorEvents(world)).toEqual([]);
     expectNoPageProblems(world);

@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StorageError } from '../../src/shared/errors';
 import { createMemoryStorage } from '../../src/storage/memory-storage';
 import type { StorageAdapter } from '../../src/storage/storage-types';
-import { snapshotServer } from '../helpers/fake-transport';
+import { snapshotServer, jsonResponse } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('the snapshot cache', () => {
   it('a client created after a reload serves the cached values synchronously and sends the persisted ETag', async () => {
@@ -104,5 +100,56 @@ describe('the snapshot cache', () => {
     await vi.advanceTimersByTimeAsync(1000);
     await expect(ready).resolves.toEqual({ status: 'timeout', source: null });
     await client.close();
+  });
+});
+
+describe('a cache holding garbage', () => {
+  const KEY = 'garbage-key';
+  it.each([
+    ['a number', '42'],
+    ['null', 'null'],
+    ['an array', '[1,2,3]'],
+    ['a record without snapshot', '{"format":1}'],
+    ['a record of another format', '{"format":2,"snapshot":{}}'],
+  ])('%s is a miss: no error, defaults served, the network decides', async (_name, raw) => {
+    const cache = createMemoryStorage({ [KEY]: raw });
+    const { client, errors, requests } = harness(() => jsonResponse(200, snapshotOf(1, { a: 'net' })), { cache, storageKey: KEY, defaults: { a: 'd' } });
+    expect(client.get('a')).toBe('d');
+    expect(client.getStatus().status).toBe('initializing');
+    expect(requests[0]!.headers['if-none-match']).toBeUndefined();
+    await expect(client.ready()).resolves.toEqual({ status: 'ready', source: 'network' });
+    expect(errors).toEqual([]);
+    await client.close();
+  });
+
+  it('an old cached version never replaces a newer bootstrap, and its ETag is not sent', async () => {
+    const memory = createMemoryStorage();
+    const seed = harness(() => jsonResponse(200, snapshotOf(2, { a: 'cached v2' }), { etag: '"snapshot-2"' }), { cache: memory });
+    await seed.client.ready();
+    await seed.client.close();
+    const { client, requests } = harness(() => 'hang', { cache: memory, bootstrap: snapshotOf(7, { a: 'boot v7' }) });
+    expect(client.get('a')).toBe('boot v7');
+    expect(client.getStatus()).toMatchObject({ source: 'bootstrap', version: 7 });
+    expect(requests[0]!.headers['if-none-match']).toBeUndefined();
+    await client.close();
+  });
+
+  it('a cached record whose ETag is not a string is not sent as If-None-Match', async () => {
+    const memory = createMemoryStorage();
+    const seed = harness(() => jsonResponse(200, snapshotOf(2, { a: 'cached' }), { etag: '"snapshot-2"' }), { cache: memory });
+    await seed.client.ready();
+    await seed.client.close();
+    const [key, raw] = [...memory.entries][0]!;
+    const record = JSON.parse(raw!);
+    record.etag = { not: 'a string' };
+    memory.set(key!, JSON.stringify(record));
+    const { client, requests } = harness(() => 'hang', { cache: memory });
+    const header: unknown = requests[0]!.headers['if-none-match'];
+    const served = client.get('a');
+    await client.close();
+    // Before the fix: the object itself goes out as the header value (tab sync checks this, the cache does not).
+    expect(header).toBeUndefined();
+    // The record's snapshot is still served: only its ETag is dropped.
+    expect(served).toBe('cached');
   });
 });

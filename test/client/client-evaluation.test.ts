@@ -1,15 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { jsonResponse } from '../helpers/fake-transport';
-import { harness } from '../helpers/client-harness';
-import { servingFlag } from '../helpers/snapshots';
+import { harness, servedHarness } from '../helpers/client-harness';
+import { servingFlag, snapshotOf } from '../helpers/snapshots';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 const planRule = (plan: string, variation: number): Flag['rules'][number] => ({
   id: `plan-${plan}`,
@@ -47,6 +43,18 @@ describe('getDetails: values with reasons', () => {
     expect(client.getDetails('broken')).toMatchObject({ value: 'safe', reason: 'ERROR', errorCode: 'PARSE_ERROR' });
     expect(client.getDetails('typed')).toMatchObject({ value: 0, reason: 'ERROR', errorCode: 'TYPE_MISMATCH' });
     expect(client.getDetails('nope', 'fb')).toEqual({ key: 'nope', value: 'fb', reason: 'ERROR', variation: null, version: 7, errorCode: 'FLAG_NOT_FOUND' });
+    await client.close();
+  });
+
+  it('after a publish that leaves a read flag’s outcome as it was, its details carry the new version', async () => {
+    const { client, server } = servedHarness(snapshotOf(1, { kept: 'same', moved: 'before' }));
+    await client.ready();
+    expect(client.getDetails('kept')).toMatchObject({ value: 'same', reason: 'DEFAULT', version: 1 });
+    server.publish(snapshotOf(2, { kept: 'same', moved: 'after' }));
+    await client.refresh();
+    expect(client.getStatus().version).toBe(2);
+    expect(client.getDetails('moved')).toMatchObject({ value: 'after', version: 2 });
+    expect(client.getDetails('kept')).toMatchObject({ value: 'same', reason: 'DEFAULT', version: 2 });
     await client.close();
   });
 
@@ -112,5 +120,44 @@ describe('setOverrides', () => {
     expect(client.get('not-in-snapshot')).toBeUndefined();
     expect(changes[1]).toEqual(['not-in-snapshot', 'plain']);
     await client.close();
+  });
+});
+
+describe('setOverrides with odd input', () => {
+  it('null, undefined and undefined values clear or skip, never throw', async () => {
+    const { client, errors } = harness(() => jsonResponse(200, snapshotOf(1, { a: 'served' })));
+    await client.ready();
+    client.setOverrides({ a: 'over' });
+    expect(client.get('a')).toBe('over');
+    client.setOverrides(null as never);
+    expect(client.get('a')).toBe('served');
+    client.setOverrides({ a: 'over' });
+    client.setOverrides(undefined as never);
+    expect(client.get('a')).toBe('served');
+    client.setOverrides({ a: undefined } as never);
+    expect(client.getDetails('a').reason).not.toBe('OVERRIDE');
+    expect(errors).toEqual([]);
+    await client.close();
+  });
+
+  it('a non-object (a string, an array) is reported through onError instead of becoming overrides of keys "0", "1"…', async () => {
+    const { client, errors } = harness(() => jsonResponse(200, snapshotOf(1, { a: 1 })));
+    await client.ready();
+    client.setOverrides('on' as never);
+    const all = client.getAll();
+    await client.close();
+    // Before the fix: { 0: 'o', 1: 'n', a: 1 } and no error.
+    expect(all).toEqual({ a: 1 });
+    expect(errors).toHaveLength(1);
+  });
+
+  it('an override of another JSON type than the default does not make a typed get() lie about its type', async () => {
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { 'new-checkout': true })), { defaults: { 'new-checkout': false } });
+    await client.ready();
+    // A QA panel that sends strings: 'false' is truthy.
+    client.setOverrides({ 'new-checkout': 'false' });
+    const served = client.get('new-checkout');
+    await client.close();
+    expect(typeof served).toBe('boolean');
   });
 });

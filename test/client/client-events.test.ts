@@ -1,22 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MAX_BATCH_BYTES, MAX_BATCH_EVENTS, batchLength } from '../../src/events/event-batches';
-import type { DiagnosticEvent } from '../../src/events/diagnostic-events';
-import type { FlagplaneError } from '../../src/shared/errors';
-import { createEventSender } from '../../src/events/event-sender';
-import type { SendOutcome } from '../../src/http/http-client';
+import { describe, expect, it, vi } from 'vitest';
 import { CLIENT_KEY, harness } from '../helpers/client-harness';
 import { fakeDataPlane } from '../helpers/events-server';
 import { snapshotOf } from '../helpers/snapshots';
+import { keys, snapshot } from '../events/fixtures';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-const keys = (n: number) => Array.from({ length: n }, (_, i) => `flag-${i}`);
-const snapshot = snapshotOf(1, Object.fromEntries(keys(30).map((key) => [key, true])));
+useFakeTimersInEachTest();
 
 async function withEvents(options: Record<string, unknown> = {}) {
   const plane = fakeDataPlane(snapshot);
@@ -159,96 +148,5 @@ describe('the event buffer', () => {
     expect(errorEvent?.message).toMatch(/identify needs a userId/);
     expect(JSON.stringify(plane.batches)).not.toContain(CLIENT_KEY);
     await client.close();
-  });
-});
-
-describe('batchLength (keepalive limit)', () => {
-  const big = (i: number): DiagnosticEvent => ({ type: 'error', message: `${i}:${'é'.repeat(900)}` });
-  const sentAt = '2026-01-01T00:00:00.000Z';
-  // Splits as the sender does, over each event's JSON: each batch takes the leading events that fit.
-  const split = (events: DiagnosticEvent[]) => {
-    const batches: DiagnosticEvent[][] = [];
-    for (const rest = events.map((event) => JSON.stringify(event)); rest.length > 0; ) {
-      batches.push(rest.splice(0, batchLength(rest)).map((json) => JSON.parse(json) as DiagnosticEvent));
-    }
-    return batches;
-  };
-  const bytes = (events: DiagnosticEvent[]) => Buffer.byteLength(JSON.stringify({ sentAt, events }));
-
-  it('keeps every batch under 500 events and 60,000 UTF-8 bytes, in order', () => {
-    const events = Array.from({ length: 300 }, (_, i) => big(i));
-    const batches = split(events);
-    expect(batches.length).toBeGreaterThan(4);
-    for (const batch of batches) expect(bytes(batch)).toBeLessThanOrEqual(MAX_BATCH_BYTES);
-    expect(batches.flat()).toEqual(events);
-    const small = Array.from({ length: 1200 }, (_, i): DiagnosticEvent => ({ type: 'unregistered_flag', key: `k${i}` }));
-    expect(split(small).map((batch) => batch.length)).toEqual([MAX_BATCH_EVENTS, MAX_BATCH_EVENTS, 200]);
-  });
-
-  it('counts 3- and 4-byte characters, and sends an event too large for any batch alone', () => {
-    const wide = Array.from({ length: 40 }, (_, i): DiagnosticEvent => ({ type: 'error', message: `${i}:${'€😀'.repeat(300)}` }));
-    const batches = split(wide);
-    for (const batch of batches) expect(bytes(batch)).toBeLessThanOrEqual(MAX_BATCH_BYTES);
-    // Filled up: one more event would not have fitted.
-    expect(bytes([...batches[0]!, batches[1]![0]!])).toBeGreaterThan(MAX_BATCH_BYTES);
-    const huge: DiagnosticEvent = { type: 'error', message: 'x'.repeat(MAX_BATCH_BYTES) };
-    expect(split([huge, big(1), huge]).map((batch) => batch.length)).toEqual([1, 1, 1]);
-  });
-});
-
-describe('createEventSender: the bounded buffer', () => {
-  const event = (n: number): DiagnosticEvent => ({ type: 'error', message: String(n) });
-  const numbers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i));
-
-  function sender(answer: () => SendOutcome | Promise<SendOutcome>) {
-    const sent: DiagnosticEvent[] = [];
-    const errors: FlagplaneError[] = [];
-    const events = createEventSender({
-      sdkKey: 'key',
-      flushAt: 5000,
-      flushInterval: 0,
-      http: {
-        send: async (_route, request) => {
-          const outcome = await answer();
-          if (outcome.kind === 'response' && outcome.status === 202) sent.push(...JSON.parse(request!.body!).events);
-          return outcome;
-        },
-        abort: () => undefined,
-      },
-      scheduler: { setTimeout: () => 1, clearTimeout: () => undefined, now: () => 0, random: () => 0 },
-      report: (error) => errors.push(error),
-    });
-    return { events, sent, errors };
-  }
-  const status = (code: number): SendOutcome => ({ kind: 'response', status: code, body: '', header: () => null });
-
-  it('holds at most 1000: past it the oldest are dropped, counted and reported once', async () => {
-    const { events, sent, errors } = sender(() => status(202));
-    for (const e of numbers(1, 1003)) events.push(e);
-    await events.flush();
-    expect(sent).toEqual(numbers(4, 1003));
-    expect(errors.map((error) => error.message)).toEqual(['dropped the 3 oldest events: the buffer holds at most 1000']);
-    events.push(event(1004));
-    await events.flush();
-    expect(errors).toHaveLength(1);
-    await events.close();
-  });
-
-  it('puts a failed batch back in front, in order, within the bound', async () => {
-    let release!: (outcome: SendOutcome) => void;
-    let answer: () => SendOutcome | Promise<SendOutcome> = () => new Promise((resolve) => (release = resolve));
-    const { events, sent, errors } = sender(() => answer());
-    events.push(event(1));
-    events.push(event(2));
-    const flushed = events.flush();
-    for (const e of numbers(3, 1001)) events.push(e);
-    release(status(503));
-    await flushed;
-    expect(errors.at(-1)!.message).toMatch(/answered 503/);
-    answer = () => status(202);
-    await events.flush();
-    expect(sent).toEqual(numbers(2, 1001));
-    expect(errors.at(-1)!.message).toBe('dropped the 1 oldest events: the buffer holds at most 1000');
-    await events.close();
   });
 });

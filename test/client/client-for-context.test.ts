@@ -78,6 +78,35 @@ describe('forContext: reads for one request, the client untouched', () => {
     expect(new Set(views.map((view) => view.get('checkout', 'a')))).toEqual(new Set(['a', 'b', 'pro']));
   });
 
+  it('buckets each view by its own userId, else the anonymous id, never by the client’s user', async () => {
+    // A three-way rollout; by the hash, user-0 is red, user-1 blue and user-8 green.
+    const colour: Flag = {
+      on: true,
+      variations: ['red', 'green', 'blue'],
+      offVariation: 0,
+      rules: [],
+      fallthrough: { rollout: [{ variation: 0, weight: 33_334 }, { variation: 1, weight: 33_333 }, { variation: 2, weight: 33_333 }] },
+      salt: 'colour',
+      clientSide: true,
+    };
+    const plane = fakeDataPlane({ schemaVersion: 1, version: 1, environmentId: 'production', flags: { colour } });
+    const { client } = harness(plane.handler, { pollInterval: 0, context: { userId: 'user-0' } });
+    clients.push(client);
+    await client.ready();
+    const served = (key: string) => evaluateFlag(colour, {}, key);
+    expect(['user-0', 'user-1', 'user-8'].map((key) => served(key))).toMatchObject([{ value: 'red' }, { value: 'blue' }, { value: 'green' }]);
+    expect(client.getDetails('colour', 'none')).toMatchObject({ value: 'red', variation: 0, reason: 'SPLIT' });
+    for (const userId of ['user-1', 'user-8']) {
+      const outcome = served(userId);
+      expect(outcome.kind).toBe('served');
+      if (outcome.kind !== 'served') continue;
+      expect(forContext(client, { userId }).getDetails('colour', 'none')).toMatchObject({ value: outcome.value, variation: outcome.variation, reason: 'SPLIT' });
+    }
+    // No userId in the view: the anonymous id (the harness's) is the key, as for the client itself.
+    const anonymous = served('anonymous-test-id');
+    expect(forContext(client, {}).getDetails('colour', 'none')).toMatchObject({ value: anonymous.kind === 'served' && anonymous.value, reason: 'SPLIT' });
+  });
+
   it('reads the snapshot the client held when the view was made; a later view reads the newer one', async () => {
     const { client, plane } = await serverClient();
     const before = forContext(client, { userId: 'u1' });

@@ -52,7 +52,7 @@ function rngTools(random: () => number) {
   return { random, int, pick, chance, weighted };
 }
 
-/** Lets the transport's answer travel through http-client, snapshot-fetch and dispatch. */
+/** Lets the transport's answer travel through http-client, the machine shell and dispatch. */
 async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 }

@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../src/client';
 import { ConfigError } from '../../src/shared/errors';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import { jsonResponse, snapshotServer } from '../helpers/fake-transport';
-import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
+import { jsonResponse, snapshotServer, response } from '../helpers/fake-transport';
+import { BASE_URL, CLIENT_KEY, harness, servedHarness } from '../helpers/client-harness';
 import { servingFlag, snapshotOf } from '../helpers/snapshots';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('reads never throw', () => {
   it('serve the configured defaults, or the call fallback, before any snapshot', async () => {
@@ -99,8 +95,7 @@ describe('configuration errors are the only throw', () => {
 
 describe('state and notifications', () => {
   it('notify with the changed keys only; an unchanged poll notifies nobody', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1, b: { deep: [1, 2] }, c: 'same' }));
-    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const { client, server } = servedHarness(snapshotOf(1, { a: 1, b: { deep: [1, 2] }, c: 'same' }), { pollInterval: 1000 });
     const events: Array<{ changed: string[]; status: string }> = [];
     client.subscribe(({ changed, status }) => events.push({ changed: [...changed].sort(), status: status.status }));
     // Read before the first snapshot: each of them changes when it arrives.
@@ -123,8 +118,7 @@ describe('state and notifications', () => {
   });
 
   it('a removed flag counts as changed', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1, gone: true }));
-    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const { client, server } = servedHarness(snapshotOf(1, { a: 1, gone: true }), { pollInterval: 1000 });
     const changed: string[][] = [];
     client.subscribe((event) => changed.push([...event.changed]));
     await vi.advanceTimersByTimeAsync(0);
@@ -149,8 +143,7 @@ describe('state and notifications', () => {
   });
 
   it('unsubscribe stops notifications', async () => {
-    const server = snapshotServer(snapshotOf(1, { a: 1 }));
-    const { client } = harness(server.handler, { pollInterval: 1000 });
+    const { client, server } = servedHarness(snapshotOf(1, { a: 1 }), { pollInterval: 1000 });
     const listener = vi.fn();
     const unsubscribe = client.subscribe(listener);
     await vi.advanceTimersByTimeAsync(0);
@@ -158,6 +151,102 @@ describe('state and notifications', () => {
     server.publish(snapshotOf(2, { a: 2 }));
     await vi.advanceTimersByTimeAsync(1000);
     expect(listener).toHaveBeenCalledTimes(1);
+    await client.close();
+  });
+});
+
+describe('reads with hostile keys and values', () => {
+  it('symbols, numbers and non-string keys never throw and serve the fallback', async () => {
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { a: 1 })), { defaults: { a: 0 }, events: true });
+    await client.ready();
+    for (const key of [Symbol('x'), 42, null, undefined, {}, [], () => 1]) {
+      expect(() => client.get(key as never)).not.toThrow();
+      expect(client.get(key as never, 'fb')).toBe('fb');
+      expect(() => client.getDetails(key as never)).not.toThrow();
+    }
+    await client.close();
+  });
+
+  it('defaults and fallbacks holding a BigInt or a cycle never make a read throw, with events on', async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const big = 10n;
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { big: 1, cyclic: 'x' })), {
+      defaults: { big, cyclic } as never,
+      events: true,
+      flushAt: 1,
+    });
+    expect(client.get('big')).toBe(big);
+    await client.ready();
+    // A type mismatch serves the default, which JSON cannot hold.
+    expect(client.getDetails('big')).toMatchObject({ value: big, errorCode: 'TYPE_MISMATCH' });
+    expect(client.get('cyclic')).toBe(cyclic);
+    expect(client.get('missing', big as never)).toBe(big);
+    expect(() => client.getAll()).not.toThrow();
+    await client.close();
+  });
+
+  it('getAll() keeps a flag named __proto__ as a plain key and never turns it into the prototype', async () => {
+    const snapshot = snapshotOf(1, { a: 1 });
+    // JSON.parse makes `__proto__` an own key, as a server body would.
+    const body = JSON.stringify(snapshot).replace('"flags":{', `"flags":{"__proto__":${JSON.stringify(servingFlag({ admin: true }))},`);
+    const { client } = harness(() => response(200, body));
+    await client.ready();
+    expect(client.get('__proto__')).toEqual({ admin: true });
+    const all = client.getAll();
+    expect(Object.getPrototypeOf(all)).toBe(Object.prototype);
+    expect((all as Record<string, unknown>).admin).toBeUndefined();
+    expect(Object.keys(all).sort()).toEqual(['__proto__', 'a']);
+    await client.close();
+  });
+
+  it('keys named like Object.prototype members are plain flags in get() and getAll()', async () => {
+    const { client } = harness(() => jsonResponse(200, snapshotOf(1, { constructor: 'c', toString: 't', hasOwnProperty: 'h' })));
+    await client.ready();
+    expect(client.get('constructor')).toBe('c');
+    expect(client.getAll()).toEqual({ constructor: 'c', toString: 't', hasOwnProperty: 'h' });
+    await client.close();
+  });
+});
+
+describe('identity stability across unrelated changes (React relies on it)', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+  it('getDetails(a), get(a) and getAll() keep their identity across an override of b, a status-only change and a context change a ignores', async () => {
+    const server = snapshotServer(snapshotOf(1, { a: { nested: [1, 2] }, b: 'b' }));
+    let fail = false;
+    const { client } = harness((request) => (fail ? response(503, '') : server.handler(request)), { pollInterval: 1000 });
+    await client.ready();
+    const details = client.getDetails('a');
+    const value = client.get('a');
+    const status = client.getStatus();
+    const all = client.getAll();
+    // Status only: a failed poll.
+    fail = true;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(client.getStatus()).not.toBe(status);
+    expect(client.getAll()).toBe(all);
+    expect(client.getDetails('a')).toBe(details);
+    // A context change that leaves every flag as it was.
+    const afterFailure = client.getStatus();
+    client.setContext({ userId: 'someone' });
+    expect(client.getAll()).toBe(all);
+    expect(client.getDetails('a')).toBe(details);
+    expect(client.getStatus()).toBe(afterFailure);
+    // An override of another key: a new getAll(), the same details and value for a.
+    client.setOverrides({ b: 'mine' });
+    expect(client.getAll()).not.toBe(all);
+    expect(client.getAll()).toEqual({ a: { nested: [1, 2] }, b: 'mine' });
+    expect(client.getDetails('a')).toBe(details);
+    expect(client.get('a')).toBe(value);
+    // A new snapshot that changes only b: a's value keeps its identity (its version moves on).
+    fail = false;
+    server.publish(snapshotOf(2, { a: { nested: [1, 2] }, b: 'b2' }));
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(client.getStatus().version).toBe(2);
+    expect(client.get('a')).toBe(value);
     await client.close();
   });
 });

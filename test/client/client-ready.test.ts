@@ -1,16 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { NetworkError, TimeoutError } from '../../src/shared/errors';
 import type { ReadyResult } from '../../src/machine/client-state';
 import { jsonResponse, response } from '../helpers/fake-transport';
 import { harness } from '../helpers/client-harness';
 import { snapshotOf } from '../helpers/snapshots';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 /** Records when (in fake ms) the promise settled and how. */
 function track(promise: Promise<ReadyResult>) {

@@ -1,10 +1,32 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, afterEach, vi } from 'vitest';
 import vectors from '../fixtures/bucketing.json';
 import { murmur3 } from '../../src/evaluation/murmur3';
 import { BUCKET_COUNT, bucketFor, pickVariation } from '../../src/evaluation/bucketing';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
-import type { WeightedVariation } from '../../src/snapshot/snapshot-types';
+import type { WeightedVariation, Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { makeFlag } from './flags';
+import { harness } from '../helpers/client-harness';
+
+/** A fixed-seed MurmurHash3 x86 32 written independently (Buffer for UTF-8, 16-bit split multiply). */
+function referenceMurmur3(input: string): number {
+  const bytes = Buffer.from(input, 'utf8');
+  const mul = (a: number, b: number) => ((((a & 0xffff) * b) >>> 0) + ((((a >>> 16) * b) & 0xffff) << 16)) >>> 0;
+  const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
+  let h = 0;
+  const blocks = bytes.length - (bytes.length % 4);
+  for (let i = 0; i < blocks; i += 4) {
+    let k = bytes.readUInt32LE(i);
+    k = mul(rotl(mul(k, 0xcc9e2d51), 15), 0x1b873593);
+    h = (mul(rotl((h ^ k) >>> 0, 13), 5) + 0xe6546b64) >>> 0;
+  }
+  let k = 0;
+  for (let i = bytes.length - 1; i >= blocks; i--) k = ((k << 8) | bytes[i]!) >>> 0;
+  if (bytes.length % 4) h = (h ^ mul(rotl(mul(k, 0xcc9e2d51), 15), 0x1b873593)) >>> 0;
+  h = (h ^ bytes.length) >>> 0;
+  h = mul((h ^ (h >>> 16)) >>> 0, 0x85ebca6b);
+  h = mul((h ^ (h >>> 13)) >>> 0, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
 
 describe('MurmurHash3 x86 32-bit', () => {
   // Published seed-0 values, independent of this repository's fixture.
@@ -217,5 +239,85 @@ describe('rollouts through evaluateFlag', () => {
       fallthrough: { rollout: [{ variation: 2, weight: 0 }, { variation: 1, weight: 1 }, { variation: 0, weight: 99999 }] },
     });
     expect(evaluateFlag(flag, {}, undefined)).toEqual({ kind: 'served', reason: 'SPLIT', variation: 1, value: 'rule-a' });
+  });
+});
+
+describe('bucketing at exact boundaries', () => {
+  // Found by search; each is checked against an independent MurmurHash3 below.
+  const BUCKET_99999 = 'user-1238';
+  const BUCKET_0 = 'user-23056';
+
+  it('the keys really land in buckets 99999 and 0 (independent hash)', () => {
+    expect(referenceMurmur3(`edge.${BUCKET_99999}`) % 100000).toBe(99999);
+    expect(referenceMurmur3(`edge.${BUCKET_0}`) % 100000).toBe(0);
+    expect(bucketFor('edge', BUCKET_99999)).toBe(99999);
+    expect(bucketFor('edge', BUCKET_0)).toBe(0);
+  });
+
+  const rollout = (weights: number[]) =>
+    makeFlag([], { salt: 'edge', fallthrough: { rollout: weights.map((weight, variation) => ({ variation, weight })) } });
+
+  it('bucket 99999 is served by the last slice of non-zero weight, even of weight 1', () => {
+    expect(evaluateFlag(rollout([99999, 1]), {}, BUCKET_99999)).toMatchObject({ variation: 1, reason: 'SPLIT' });
+    expect(evaluateFlag(rollout([99999, 1, 0]), {}, BUCKET_99999)).toMatchObject({ variation: 1 });
+    expect(evaluateFlag(rollout([100000, 0]), {}, BUCKET_99999)).toMatchObject({ variation: 0 });
+  });
+
+  it('a real key in bucket 0 is served by the first slice of non-zero weight, like no key', () => {
+    expect(evaluateFlag(rollout([1, 99999]), {}, BUCKET_0)).toMatchObject({ variation: 0, reason: 'SPLIT' });
+    expect(evaluateFlag(rollout([0, 1, 99999]), {}, BUCKET_0)).toMatchObject({ variation: 1 });
+    expect(evaluateFlag(rollout([0, 0, 100000]), {}, BUCKET_0)).toMatchObject({ variation: 2 });
+  });
+
+  it('a single slice of 100000 serves every key, with reason SPLIT', () => {
+    const flag = rollout([100000]);
+    for (const key of [BUCKET_0, BUCKET_99999, '', undefined, 'x'.repeat(10_000)]) {
+      expect(evaluateFlag(flag, {}, key)).toEqual({ kind: 'served', value: 'fallthrough', variation: 0, reason: 'SPLIT' });
+    }
+  });
+
+  it('the salt is used as given: empty, dotted or non-ASCII', () => {
+    for (const salt of ['', 'a.b', 'café', '\ud800']) {
+      expect(bucketFor(salt, 'k')).toBe(referenceMurmur3(`${salt}.k`) % 100000);
+    }
+  });
+});
+
+describe('the client buckets by userId, else the anonymous id (test/fixtures/bucketing.json)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // Fixture: "new-checkout.anon-7f3c2a9e-1b4d-4c8a-9e2f-5d6b7a8c9d0e" → bucket 6798,
+  // "new-checkout." → bucket 35260, "new-checkout.user-42" → bucket 4125.
+  const ANON = 'anon-7f3c2a9e-1b4d-4c8a-9e2f-5d6b7a8c9d0e';
+  const edge = (bucket: number): Flag =>
+    makeFlag([], {
+      salt: 'new-checkout',
+      variations: ['below', 'at-or-above'],
+      offVariation: 0,
+      fallthrough: { rollout: [{ variation: 0, weight: bucket }, { variation: 1, weight: 100000 - bucket }] },
+    });
+  const snapshot: FlagSnapshot = {
+    schemaVersion: 1,
+    version: 1,
+    environmentId: 'production',
+    flags: { anon: edge(6798), empty: edge(35260), user: edge(4125) },
+  };
+
+  it('without a userId the anonymous id is the key; with userId "" the empty string is', async () => {
+    vi.useFakeTimers();
+    const { client } = harness(() => 'hang', { bootstrap: snapshot, anonymousId: ANON });
+    // Each flag's first slice ends exactly at the fixture bucket, so the key in that
+    // bucket is served the second slice, and any other key very likely is not.
+    expect(client.getDetails('anon')).toMatchObject({ value: 'at-or-above', reason: 'SPLIT' });
+    client.setContext({ userId: '' });
+    expect(client.getDetails('empty')).toMatchObject({ value: 'at-or-above', reason: 'SPLIT' });
+    client.setContext({ userId: 'user-42' });
+    expect(client.getDetails('user')).toMatchObject({ value: 'at-or-above', reason: 'SPLIT' });
+    // One bucket lower: the same keys fall in the first slice.
+    expect(evaluateFlag(edge(6799), {}, ANON)).toMatchObject({ value: 'below' });
+    expect(evaluateFlag(edge(35261), {}, '')).toMatchObject({ value: 'below' });
+    await client.close();
   });
 });

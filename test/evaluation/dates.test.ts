@@ -81,3 +81,24 @@ describe('toEpochMs', () => {
     }
   });
 });
+
+describe('dates: the Gregorian calendar and the edges of the profile', () => {
+  it.each([
+    ['2000-02-29', Date.UTC(2000, 1, 29)], // divisible by 400: leap
+    ['0400-02-29', new Date(0).setUTCFullYear(400, 1, 29)],
+    ['0000-02-29', new Date(0).setUTCFullYear(0, 1, 29)], // proleptic year 0 is a leap year
+    ['2024-01-01T00:00:00-00:00', Date.UTC(2024, 0, 1)],
+    ['2024-01-01T00:00:00.1234567890Z', Date.UTC(2024, 0, 1, 0, 0, 0, 123)],
+    ['9999-12-31T23:59:59-23:59', Date.UTC(10000, 0, 1, 23, 58, 59)], // the offset may leave year 9999
+    ['0000-01-01T00:00:00+23:59', new Date(0).setUTCFullYear(-1, 11, 31) + 60_000],
+  ])('%s', (input, want) => {
+    expect(toEpochMs(input)).toBe(want);
+  });
+
+  it.each(['1900-02-29', '2100-02-29', '0100-02-29', '2024-06-31', '2024-01-01Z', '2024-01-01T00:00:00.000Z\n', '2024-01-01T00:00:00,5Z', '２０２４-01-01'])(
+    '%j is not a date',
+    (input) => {
+      expect(toEpochMs(input)).toBeNaN();
+    },
+  );
+});

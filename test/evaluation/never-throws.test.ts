@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
 import type { EvaluationContext, FlagEvaluation } from '../../src/evaluation/evaluation-types';
-import type { Flag } from '../../src/snapshot/snapshot-types';
+import type { Flag, FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import { bad, makeFlag, rule } from './flags';
+import { createFlagValues } from '../../src/reads/flag-values';
 
 const PARSE_ERROR = { kind: 'error', errorCode: 'PARSE_ERROR' };
 const REASONS = ['DISABLED', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT'];
@@ -191,5 +192,61 @@ describe('prototype members are never attributes', () => {
   it('a negated condition on an inherited name treats it as missing', () => {
     const flag = makeFlag([rule('r', [{ kind: 'attribute', attribute: 'constructor', op: 'exists', negate: true }])]);
     expect(evaluateFlag(flag, { attributes: {} }, 'u')).toMatchObject({ reason: 'TARGETING_MATCH' });
+  });
+});
+
+describe('the flag values (flag-values.ts) never throw, whatever the snapshot holds', () => {
+  const deepSnapshot = (version: number, depth: number): FlagSnapshot => {
+    const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    return JSON.parse(
+      `{"schemaVersion":1,"version":${version},"environmentId":"e","flags":{"deep":{"on":true,"variations":[${deep}],"offVariation":0,"rules":[],"fallthrough":{"variation":0},"salt":"s","clientSide":true},"plain":{"on":true,"variations":[true],"offVariation":0,"rules":[],"fallthrough":{"variation":0},"salt":"s","clientSide":true}}}`,
+    ) as FlagSnapshot;
+  };
+
+  it('evaluateFlag itself serves a deeply nested variation without walking it', () => {
+    const snapshot = deepSnapshot(1, 100_000);
+    expect(evaluateFlag(snapshot.flags.deep!, {}, 'u')).toMatchObject({ kind: 'served', reason: 'DEFAULT', variation: 0 });
+  });
+
+  // Was a bug: flag-values.ts shares deep-equal values with the recursive jsonEqual (json-equal.ts),
+  // which overflows the stack on a deeply nested variation once a second snapshot arrives.
+  // JSON.parse accepts such a body. protocol.md: evaluation never throws; docs/evaluation.md: "A malformed flag never throws and never affects
+  // other flags."
+  it('re-evaluating a snapshot with a deeply nested variation does not throw', () => {
+    const values = createFlagValues({ snapshot: deepSnapshot(1, 20_000), context: {}, bucketingKey: 'u' });
+    values.entry('plain').details;
+    values.entry('deep').details;
+    values.update({ snapshot: deepSnapshot(2, 20_000), context: {}, bucketingKey: 'u' });
+    expect(values.entry('plain').details).toMatchObject({ value: true, version: 2 });
+    expect(values.entry('deep').details).toMatchObject({ reason: 'DEFAULT', version: 2 });
+  });
+
+  it('huge arrays: 100,000 rules, values and slices evaluate normally', () => {
+    const values = Array.from({ length: 100_000 }, (_, i) => `v${i}`);
+    const flag = makeFlag(
+      [
+        ...Array.from({ length: 100_000 }, (_, i) => ({ id: `r${i}`, conditions: [{ kind: 'attribute' as const, attribute: 'never', op: 'in' as const, values: ['x'] }], serve: { variation: 1 } })),
+        { id: 'last', conditions: [{ kind: 'attribute', attribute: 'a', op: 'in', values }], serve: { rollout: Array.from({ length: 100_000 }, () => ({ variation: 2, weight: 1 })) } },
+      ],
+    );
+    expect(evaluateFlag(flag, { attributes: { a: 'v99999' } }, 'u')).toMatchObject({ kind: 'served', reason: 'SPLIT', variation: 2, ruleId: 'last' });
+  });
+});
+
+describe('a malformed flag costs only itself, through the flag values', () => {
+  it('its details carry PARSE_ERROR with value and variation null; its neighbours, even "__proto__", are served', () => {
+    // Built from JSON, so "__proto__" is an own key, as a snapshot body would have it.
+    const flags = JSON.parse(
+      JSON.stringify({
+        broken: { ...makeFlag(), fallthrough: { variation: 99 } },
+        offBroken: { ...makeFlag(), on: false, rules: 'nope' },
+        proto: makeFlag(),
+      }).replace('"proto"', '"__proto__"'),
+    ) as Record<string, Flag>;
+    const snapshot: FlagSnapshot = { schemaVersion: 1, version: 9, environmentId: 'e', flags };
+    const out = createFlagValues({ snapshot, context: {}, bucketingKey: 'u' });
+    expect(out.entry('broken').details).toEqual({ key: 'broken', value: null, reason: 'ERROR', variation: null, version: 9, errorCode: 'PARSE_ERROR' });
+    expect(out.entry('offBroken').details).toMatchObject({ reason: 'DISABLED', value: 'off', variation: 3 });
+    expect(out.entry('__proto__').details).toMatchObject({ reason: 'DEFAULT', value: 'fallthrough' });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFlag } from '../../src/evaluation/evaluate-flag';
 import type { EvaluationContext } from '../../src/evaluation/evaluation-types';
-import { bad, flagWith } from './flags';
+import { bad, flagWith, matches } from './flags';
 
 const inSegments = (segmentIds: string[], negate?: boolean) =>
   flagWith(negate === undefined ? { kind: 'segment', segmentIds } : { kind: 'segment', segmentIds, negate });
@@ -47,5 +47,30 @@ describe('segment conditions', () => {
       kind: 'error',
       errorCode: 'PARSE_ERROR',
     });
+  });
+});
+
+describe('segment conditions compare ids by exact string equality', () => {
+  // Was a bug: conditions.ts uses Array.prototype.includes, so non-string ids of the same
+  // value (numbers, null, booleans) on both sides match each other.
+  // docs/evaluation.md: "Holds when `context.segmentIds` contains any of the listed ids
+  // (exact string equality)." and "entries of `values` or `segmentIds` of an unexpected
+  // type simply never match".
+  it('a non-string entry of segmentIds never matches, even the same value in the context', () => {
+    for (const id of [1, null, true, 0]) {
+      expect(matches({ kind: 'segment', segmentIds: [id] }, { segmentIds: [id] })).toBe(false);
+    }
+  });
+
+  it('an empty segmentIds list holds for no context, so negated it holds for every context', () => {
+    for (const context of [{}, { segmentIds: [] }, { segmentIds: ['beta'] }]) {
+      expect(matches({ kind: 'segment', segmentIds: [] }, context)).toBe(false);
+      expect(matches({ kind: 'segment', segmentIds: [], negate: true }, context)).toBe(true);
+    }
+  });
+
+  it('a string id never matches a number of the same spelling, either way', () => {
+    expect(matches({ kind: 'segment', segmentIds: ['1'] }, { segmentIds: [1] })).toBe(false);
+    expect(matches({ kind: 'segment', segmentIds: [1] }, { segmentIds: ['1'] })).toBe(false);
   });
 });

@@ -103,3 +103,22 @@ describe('compareSemver', () => {
     expect(performance.now() - start).toBeLessThan(500);
   });
 });
+
+describe('semver corners not in the precedence list', () => {
+  it.each([
+    ['1.0.0-alpha', '1.0.0-alpha.0', -1], // a longer list wins when shared ids are equal
+    ['1.0.0-0a', '1.0.0-0', 1], // "0a" is alphanumeric (a leading zero is allowed there)
+    ['1.0.0-alpha.beta', '1.0.0-alpha.1.2', 1], // alphanumeric beats numeric before length counts
+    ['1.0.0--', '1.0.0-0', 1], // "-" is an alphanumeric identifier
+    ['1.0.0-A', '1.0.0-a', -1], // ASCII order, uppercase first
+    ['v1.0.0+x.y', '1.0.0', 0], // v-prefix plus build metadata
+    ['1.0.0-rc.1+build.5', 'v1.0.0-rc.1', 0],
+  ])('%s vs %s → %i', (a, b, sign) => {
+    expect(Math.sign(compareSemver(a, b))).toBe(sign);
+    expect(Math.sign(compareSemver(b, a))).toBe(-sign || 0);
+  });
+
+  it.each(['1.0.0-x.00', '00.0.0', '1.0.0+x_y', '1.2.3\n', '\n1.2.3', '1.0.0-\u0663', 'v 1.2.3', '1.2.3-rc.1\u0000'])('%j is invalid', (v) => {
+    expect(compareSemver(v, '1.2.3')).toBeNaN();
+  });
+});

@@ -3,7 +3,8 @@ import type { FlagplaneError } from '../../src/shared/errors';
 import type { HttpRequest } from '../../src/http/http-types';
 import type { ClientOptions, FlagDefaults } from '../../src/options';
 import { defaultScheduler } from '../../src/shared/scheduler';
-import { createFakeTransport, type Reply } from './fake-transport';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
+import { createFakeTransport, snapshotServer, type Reply } from './fake-transport';
 
 export const CLIENT_KEY = 'svc_sdk_client_test_key_0001';
 export const BASE_URL = 'https://flags.test';
@@ -32,4 +33,10 @@ export function harness<D extends FlagDefaults = FlagDefaults>(
     ...options,
   } as ClientOptions<D>);
   return { client, errors, ...fake };
+}
+
+/** The harness on a snapshot server (fake-transport.ts) holding `snapshot`; `server.publish()` replaces it. */
+export function servedHarness<D extends FlagDefaults = FlagDefaults>(snapshot: FlagSnapshot, options: Partial<ClientOptions<D>> = {}) {
+  const server = snapshotServer(snapshot);
+  return { ...harness<D>(server.handler, options), server };
 }

@@ -1,12 +1,14 @@
 // The web provider inside the real @openfeature/web-sdk, against the reference server over real HTTP.
 import { ErrorCode, OpenFeature, ProviderEvents, ProviderStatus, type EventDetails } from '@openfeature/web-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { wsTransport } from '../../adapters/ws';
 import { FlagplaneWebProvider } from '../../openfeature/index';
 import { startReferenceServer, type ReferenceServer } from '../../reference-server/index';
 import { createClient } from '../../src/client';
 import { fetchTransport } from '../../src/http/fetch-transport';
 import type { HttpTransport } from '../../src/http/http-types';
 import type { ClientOptions } from '../../src/options';
+import { DEMO } from '../helpers/reference-server';
 import { waitFor } from '../helpers/wait-for';
 import { providerSnapshot } from './fixtures';
 
@@ -141,6 +143,38 @@ describe('FlagplaneWebProvider in @openfeature/web-sdk', () => {
     await provider.client.refresh();
     await waitFor(() => errors.length > 0 && of.providerStatus === ProviderStatus.ERROR, 5000, 'ERROR');
     expect(errors.at(-1)).toMatchObject({ message: expect.stringMatching(/401/) });
+  });
+
+  it('STALE while the stream is down and reconnecting, READY once it streams again', async () => {
+    // The stream comes from a second server, which is stopped and restarted on its port; the
+    // snapshots still come from the first, so no fetch fails: the dropped stream alone is STALE.
+    // A key of the demo config, which both servers (and the restarted one) know.
+    let stream = await startReferenceServer({ port: 0 });
+    let streamUp = true;
+    try {
+      const { provider, of } = await ready({ sdkKey: DEMO.prodClientKey, streamUrl: stream.baseUrl, streamTransport: wsTransport, pollInterval: 600_000 });
+      await waitFor(() => provider.client.getStatus().connection === 'streaming', 5000, 'streaming');
+      const stale = heard(ProviderEvents.Stale);
+      // OpenFeature runs a READY handler at once when the provider is ready: count from here.
+      const readies = heard(ProviderEvents.Ready);
+      const readyBefore = readies.length;
+      const port = stream.port;
+      streamUp = false;
+      await stream.close();
+      await waitFor(() => stale.length > 0 && of.providerStatus === ProviderStatus.STALE, 5000, 'STALE');
+      expect(provider.client.getStatus()).toMatchObject({ connection: 'reconnecting', error: null });
+      expect(stale[0]).toMatchObject({ message: 'the stream is reconnecting' });
+      // Still served from the snapshot held.
+      expect(of.getStringValue('theme', 'dark')).toBe('light');
+      expect(readies).toHaveLength(readyBefore);
+      stream = await startReferenceServer({ port });
+      streamUp = true;
+      await waitFor(() => provider.client.getStatus().connection === 'streaming', 10_000, 'streaming again');
+      expect(readies.length).toBeGreaterThan(readyBefore);
+      expect(of.providerStatus).toBe(ProviderStatus.READY);
+    } finally {
+      if (streamUp) await stream.close();
+    }
   });
 
   it('closes the client it created, and leaves an app’s own client open', async () => {

@@ -1,25 +1,33 @@
 // @vitest-environment happy-dom
-import { act, render, screen } from '@testing-library/react';
+import { act, render } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { FlagsProvider, useFlag, useFlagDetails, useFlags, useFlagsClient, useFlagsStatus } from '../../react/index';
-import type { FlagsClient } from '../../src/index';
+import type { FlagsClient, FlagSnapshot } from '../../src/index';
 import { harness } from '../helpers/client-harness';
 import { snapshotServer } from '../helpers/fake-transport';
-import { AllFlags, DetailsText, FlagText, QUIET, snapshotV, StatusText, useAutoCleanup, type RenderCounts } from './fixtures';
+import { AllFlags, DetailsText, FlagText, QUIET, snapshotV, StatusText, useAutoCleanup, type RenderCounts, text, hangingClientServing, captureErrors, hangingClientFrom } from './fixtures';
+import { StrictMode, useState } from 'react';
+import { created, listeners } from './created-clients';
+
+// Records every client created through the core: the ones a provider creates are closed after each test too.
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
 
 const clients: FlagsClient[] = [];
-useAutoCleanup(clients);
+useAutoCleanup(clients, created);
 
-/** A live client on a fake snapshot server, already holding snapshot version 1. */
-async function liveClient() {
-  const server = snapshotServer(snapshotV(1));
+/** A live client on a fake snapshot server, already holding `initial` (snapshot version 1 by default). */
+async function liveClient(initial: FlagSnapshot = snapshotV(1)) {
+  const server = snapshotServer(initial);
   const h = harness(server.handler, QUIET);
   clients.push(h.client);
   await h.client.ready();
   return { ...h, server };
 }
 
-const text = (testId: string) => screen.getByTestId(testId).textContent;
+function DetailsLine({ id, flag, fallback }: { id: string; flag: string; fallback: string }) {
+  const { value, reason, version, errorCode } = useFlagDetails(flag, fallback);
+  return <span data-testid={id}>{`${value}/${reason}/v${version}/${errorCode ?? '-'}`}</span>;
+}
 
 describe('useFlag', () => {
   it('serves the fallback before the first snapshot, then the served value', async () => {
@@ -260,5 +268,268 @@ describe('outside a provider', () => {
     }
     expect(() => render(<Orphan />)).toThrow(`${name} must be used inside <FlagsProvider>`);
     errors.mockRestore();
+  });
+});
+
+describe('useFlag with props that change between renders', () => {
+  it('a key that changes moves the one subscription: the old key no longer re-renders, the new one does', async () => {
+    const client = await hangingClientServing();
+    let setKey!: (key: string) => void;
+    const counts: RenderCounts = {};
+    function Reader() {
+      const [key, set] = useState('a');
+      setKey = set;
+      counts.reader = (counts.reader ?? 0) + 1;
+      return <span data-testid="reader">{String(useFlag(key))}</span>;
+    }
+    render(
+      <FlagsProvider client={client}>
+        <Reader />
+      </FlagsProvider>,
+    );
+    expect(text('reader')).toBe('a1');
+    expect(listeners(client)).toBe(1);
+
+    act(() => setKey('b'));
+    expect(text('reader')).toBe('b1');
+    expect(listeners(client)).toBe(1);
+    const before = counts.reader!;
+
+    act(() => client.setOverrides({ a: 'qa' }));
+    expect(counts.reader).toBe(before);
+    act(() => client.setOverrides({ a: 'qa', b: 'qb' }));
+    expect(text('reader')).toBe('qb');
+    expect(counts.reader).toBe(before + 1);
+  });
+
+  it('a fallback that changes is served at the next render, without a new subscription', async () => {
+    const client = await hangingClientServing();
+    let setFallback!: (fallback: string) => void;
+    function Reader() {
+      const [fallback, set] = useState('first');
+      setFallback = set;
+      return <span data-testid="reader">{useFlag('missing', fallback)}</span>;
+    }
+    render(
+      <FlagsProvider client={client}>
+        <Reader />
+      </FlagsProvider>,
+    );
+    expect(text('reader')).toBe('first');
+    const subscribe = vi.spyOn(client, 'subscribe');
+    act(() => setFallback('second'));
+    expect(text('reader')).toBe('second');
+    expect(subscribe).not.toHaveBeenCalled();
+    expect(listeners(client)).toBe(1);
+  });
+
+  it('inline object fallbacks (a new object each render) for missing and mistyped keys cause no render loop under StrictMode', async () => {
+    const client = await hangingClientServing();
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const counts: RenderCounts = {};
+    function Reader() {
+      counts.reader = (counts.reader ?? 0) + 1;
+      const missing = useFlag('missing', { seats: 1 });
+      const mistyped = useFlag('a', { seats: 2 }); // `a` serves a string: TYPE_MISMATCH
+      const details = useFlagDetails('missing', { seats: 3 });
+      return <span data-testid="reader">{JSON.stringify([missing, mistyped, details.value, details.errorCode])}</span>;
+    }
+    render(
+      <StrictMode>
+        <FlagsProvider client={client}>
+          <Reader />
+        </FlagsProvider>
+      </StrictMode>,
+    );
+    expect(text('reader')).toBe('[{"seats":1},{"seats":2},{"seats":3},"FLAG_NOT_FOUND"]');
+    // StrictMode renders twice; a loop would render until React gives up.
+    expect(counts.reader).toBeLessThanOrEqual(2);
+    act(() => client.setOverrides({ c: 'other' }));
+    expect(counts.reader).toBeLessThanOrEqual(2);
+    expect(errors).not.toHaveBeenCalled();
+  });
+
+  it('useFlagDetails follows a reason-only change (same value, now an override)', async () => {
+    const client = await hangingClientServing();
+    function Details() {
+      const { value, reason } = useFlagDetails('a', 'fb');
+      return <span data-testid="details">{`${value} ${reason}`}</span>;
+    }
+    render(
+      <FlagsProvider client={client}>
+        <Details />
+      </FlagsProvider>,
+    );
+    expect(text('details')).toBe('a1 DEFAULT');
+    act(() => client.setOverrides({ a: 'a1' }));
+    expect(text('details')).toBe('a1 OVERRIDE');
+  });
+});
+
+describe('getSnapshot is stable for an unchanged client', () => {
+  it('every hook, before the first snapshot and with no fallback, renders without a getSnapshot warning under StrictMode', async () => {
+    const server = snapshotServer(snapshotV(1));
+    const { client } = harness(server.handler, { ...QUIET, defaults: { a: 'da', obj: { n: 1 } } });
+    created.push(client);
+    const errors = captureErrors();
+    const counts: RenderCounts = {};
+    function Everything() {
+      counts.everything = (counts.everything ?? 0) + 1;
+      const values = [useFlag('a'), useFlag('obj'), useFlag('nothing')];
+      const details = [useFlagDetails('a'), useFlagDetails('nothing')];
+      const all = useFlags();
+      const status = useFlagsStatus();
+      return <span data-testid="everything">{JSON.stringify([values, details.map((d) => d.errorCode), all, status.status])}</span>;
+    }
+    render(
+      <StrictMode>
+        <FlagsProvider client={client}>
+          <Everything />
+        </FlagsProvider>
+      </StrictMode>,
+    );
+    expect(text('everything')).toBe('[["da",{"n":1},null],["PROVIDER_NOT_READY","PROVIDER_NOT_READY"],{"a":"da","obj":{"n":1}},"initializing"]');
+    expect(counts.everything).toBe(2); // StrictMode's double render, no loop
+    await act(() => client.ready());
+    expect(JSON.parse(text('everything')!)[0]).toEqual(['a1', { n: 1 }, null]);
+    expect(errors).not.toHaveBeenCalled();
+  });
+});
+
+describe('useFlagDetails: what getSnapshot returns changes only when subscribe notifies', () => {
+  // Was a bug: react/hooks.ts useFlagDetails subscribes with `changed.has(key)`, but the core leaves a
+  // flag out of `changed` when only the snapshot version moved (flag-values.ts `differs`
+  // ignores `version`), while getDetails then returns a new object carrying the new version.
+  // The mounted reader is never told, so a sibling that renders for its own reason shows
+  // another version of the same flag in the same commit: tearing between two readers.
+  // docs/react.md: "useFlagDetails(key, fallback?) | { key, value, reason, variation, ruleId?,
+  // version, errorCode? }" and "a change of one flag re-renders the components that read that
+  // flag" — and useSyncExternalStore requires subscribe to fire whenever getSnapshot changes.
+  it('two readers of one flag show the same version after a refresh that changed only the version', async () => {
+    const { client, server } = await liveClient(snapshotV(1));
+    let bump!: () => void;
+    function Restless() {
+      const [tick, setTick] = useState(0);
+      bump = () => setTick((n) => n + 1);
+      return (
+        <>
+          <i data-tick={tick} />
+          <DetailsLine id="restless" flag="a" fallback="fb" />
+        </>
+      );
+    }
+    render(
+      <FlagsProvider client={client}>
+        <DetailsLine id="quiet" flag="a" fallback="fb" />
+        <Restless />
+      </FlagsProvider>,
+    );
+    expect(text('quiet')).toBe('a1/DEFAULT/v1/-');
+    server.publish(snapshotV(2)); // same values, a new version
+    await act(() => client.refresh());
+    expect(client.getDetails('a', 'fb').version).toBe(2);
+    act(() => bump());
+    // One commit, one flag, two answers: restless says v2, quiet still says v1.
+    expect(text('restless')).toBe('a1/DEFAULT/v2/-');
+    expect(text('quiet')).toBe(text('restless'));
+  });
+
+  // Was a bug: the same gap for the default served before the first snapshot. Once the snapshot
+  // arrives, getDetails('missing') says FLAG_NOT_FOUND (version 1), but `missing` is not in
+  // `changed`, so a mounted reader keeps saying PROVIDER_NOT_READY for good.
+  // docs/react.md: "useFlagDetails ... returns { key, value, reason, variation, ruleId?, version,
+  // errorCode? }" — the errorCode a reader shows must be the client's current one.
+  it('a reader of a missing flag stops reporting PROVIDER_NOT_READY once the client is ready', async () => {
+    const server = snapshotServer(snapshotV(1));
+    const { client } = harness(server.handler, QUIET);
+    created.push(client);
+    render(
+      <FlagsProvider client={client}>
+        <DetailsLine id="missing" flag="missing" fallback="fb" />
+      </FlagsProvider>,
+    );
+    expect(text('missing')).toBe('fb/ERROR/vnull/PROVIDER_NOT_READY');
+    await act(() => client.ready());
+    expect(client.getDetails('missing', 'fb').errorCode).toBe('FLAG_NOT_FOUND');
+    expect(text('missing')).toBe('fb/ERROR/v1/FLAG_NOT_FOUND');
+  });
+});
+
+describe('hooks reading a client that is closed', () => {
+  // Was a bug: close() drops every listener (src/client.ts `stop` → listeners.clear()), yet
+  // setOverrides / setContext still change what reads answer afterwards, and subscribe() still
+  // adds listeners. Readers mounted before close never hear of the change; a reader mounted
+  // after close does. Two readers of one flag then disagree in the same commit.
+  // docs/react.md: "useFlag(key, fallback?) | the value, as client.get(key, fallback) | that
+  // flag's value changes" (re-renders when), and docs/client.md close(): "Reads keep answering
+  // from the last snapshot."
+  it('after close, a reader mounted before and one mounted after show the same value of a flag', async () => {
+    const client = await hangingClientFrom();
+    let showLate!: () => void;
+    function Late() {
+      const [shown, setShown] = useState(false);
+      showLate = () => setShown(true);
+      return shown ? <Reader id="late" /> : null;
+    }
+    function Reader({ id }: { id: string }) {
+      return <span data-testid={id}>{useFlag('a', 'fb')}</span>;
+    }
+    render(
+      <FlagsProvider client={client}>
+        <Reader id="early" />
+        <Late />
+      </FlagsProvider>,
+    );
+    await act(() => client.close());
+    act(() => showLate());
+    act(() => client.setOverrides({ a: 'after-close' }));
+    expect(text('late')).toBe(client.get('a', 'fb'));
+    expect(text('early')).toBe(text('late'));
+  });
+
+  it('a closed client is readable by every hook without a warning and re-renders nobody on mount', async () => {
+    const client = await hangingClientFrom();
+    await client.close();
+    const errors = captureErrors();
+    const counts: RenderCounts = {};
+    function Everything() {
+      counts.all = (counts.all ?? 0) + 1;
+      const value = useFlag('a', 'fb');
+      const details = useFlagDetails('missing', 'fb');
+      const flags = useFlags();
+      const { connection } = useFlagsStatus();
+      return <span data-testid="everything">{`${value} ${details.errorCode} ${flags.b} ${connection}`}</span>;
+    }
+    render(
+      <FlagsProvider client={client}>
+        <Everything />
+      </FlagsProvider>,
+    );
+    expect(text('everything')).toBe('a1 FLAG_NOT_FOUND b1 stopped');
+    expect(counts.all).toBe(1);
+    expect(errors).not.toHaveBeenCalled();
+  });
+});
+
+describe('useFlags and useFlagsStatus re-render counts', () => {
+  it('a refresh that moves only the version re-renders the status panel once and the flags panel never; a 304 re-renders neither', async () => {
+    const { client, server } = await liveClient(snapshotV(1));
+    const counts: RenderCounts = {};
+    render(
+      <FlagsProvider client={client}>
+        <AllFlags counts={counts} />
+        <StatusText counts={counts} />
+      </FlagsProvider>,
+    );
+    const allBefore = text('all');
+    server.publish(snapshotV(2));
+    await act(() => client.refresh());
+    expect(text('status')).toBe('ready/polling/network/2');
+    expect(counts).toEqual({ all: 1, status: 2 });
+    expect(text('all')).toBe(allBefore);
+
+    // Same state again (a 304): nobody re-renders.
+    await act(() => client.refresh());
+    expect(counts).toEqual({ all: 1, status: 2 });
   });
 });

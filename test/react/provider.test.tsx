@@ -1,26 +1,15 @@
 // @vitest-environment happy-dom
 import { act, render, screen } from '@testing-library/react';
-import { StrictMode, Suspense, use, useState, type ReactNode } from 'react';
+import { StrictMode, Suspense, use, useState, type ReactNode, Activity } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import { FlagsProvider, useFlagsClient } from '../../react/index';
+import { FlagsProvider, useFlagsClient, useFlag } from '../../react/index';
 import type { ClientOptions, FlagsClient } from '../../src/index';
 import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
 import { createFakeTransport, snapshotServer } from '../helpers/fake-transport';
-import { FlagText, QUIET, snapshotV, useAutoCleanup, type RenderCounts } from './fixtures';
+import { FlagText, QUIET, snapshotV, useAutoCleanup, type RenderCounts, text, hangingClientOptions, hangingClientFrom } from './fixtures';
+import { created, listeners } from './created-clients';
 
-// Every client the provider creates, whatever happens to it afterwards.
-const created = vi.hoisted(() => [] as FlagsClient[]);
-vi.mock('../../src/index', async (importOriginal) => {
-  const core = await importOriginal<typeof import('../../src/index')>();
-  return {
-    ...core,
-    createClient: (options: ClientOptions) => {
-      const client = core.createClient(options);
-      created.push(client);
-      return client;
-    },
-  };
-});
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
 
 useAutoCleanup(created);
 
@@ -34,7 +23,6 @@ function hangingOptions(): { options: ClientOptions; requests: ReturnType<typeof
 }
 
 const connections = () => created.map((client) => client.getStatus().connection);
-const text = (testId: string) => screen.getByTestId(testId).textContent;
 // The transport is called a microtask after the request starts.
 const flushMicrotasks = () => act(async () => {});
 
@@ -216,5 +204,95 @@ describe('FlagsProvider with a client', () => {
     expect(text('a')).toBe('"fresh"');
     view.unmount();
     await Promise.all([first.close(), second.close()]);
+  });
+});
+
+describe('<Activity> hiding and showing a provider that owns its client', () => {
+  it('hiding closes the client; showing again serves a fresh one that the hooks follow, with one listener per hook', async () => {
+    const options = hangingClientOptions();
+    const counts: RenderCounts = {};
+    const tree = (mode: 'visible' | 'hidden') => (
+      <Activity mode={mode}>
+        <FlagsProvider options={options}>
+          <FlagText flag="a" counts={counts} />
+        </FlagsProvider>
+      </Activity>
+    );
+    const view = render(tree('visible'));
+    await act(async () => {});
+    expect(created).toHaveLength(1);
+    const first = created[0]!;
+    view.rerender(tree('hidden'));
+    expect(first.getStatus().connection).toBe('stopped');
+    view.rerender(tree('visible'));
+    await act(async () => {});
+    const open = created.filter((client) => client.getStatus().connection !== 'stopped');
+    expect(open).toHaveLength(1);
+    expect(open[0]).not.toBe(first);
+    expect(listeners(open[0]!)).toBe(1);
+    act(() => open[0]!.setOverrides({ a: 'after show' }));
+    expect(text('a')).toBe('"after show"');
+    view.unmount();
+    expect(created.every((client) => client.getStatus().connection === 'stopped')).toBe(true);
+  });
+});
+
+describe('two providers nested', () => {
+  function Probe({ id, seen }: { id: string; seen: Record<string, FlagsClient> }) {
+    seen[id] = useFlagsClient();
+    return <span data-testid={id}>{useFlag('a', 'fb')}</span>;
+  }
+
+  it('the inner provider wins below it; a change on either client re-renders only its own readers', async () => {
+    const outer = await hangingClientFrom(snapshotV(1, { a: 'outer' }));
+    const inner = await hangingClientFrom(snapshotV(1, { a: 'inner' }));
+    const counts: RenderCounts = {};
+    const seen: Record<string, FlagsClient> = {};
+    function Counted({ id }: { id: string }) {
+      counts[id] = (counts[id] ?? 0) + 1;
+      return <Probe id={id} seen={seen} />;
+    }
+    render(
+      <FlagsProvider client={outer}>
+        <Counted id="above" />
+        <FlagsProvider client={inner}>
+          <Counted id="below" />
+        </FlagsProvider>
+      </FlagsProvider>,
+    );
+    expect([text('above'), text('below')]).toEqual(['outer', 'inner']);
+    expect(seen).toEqual({ above: outer, below: inner });
+    act(() => outer.setOverrides({ a: 'outer-2' }));
+    expect([text('above'), text('below')]).toEqual(['outer-2', 'inner']);
+    act(() => inner.setOverrides({ a: 'inner-2' }));
+    expect([text('above'), text('below')]).toEqual(['outer-2', 'inner-2']);
+    expect(counts).toEqual({ above: 1, below: 1 });
+  });
+
+  it('nested providers given the same options object end with one open client each, each read by its own subtree', async () => {
+    const options: ClientOptions = {
+      sdkKey: CLIENT_KEY,
+      baseUrl: BASE_URL,
+      transport: createFakeTransport(() => 'hang').transport,
+      bootstrap: snapshotV(1),
+      ...QUIET,
+    };
+    const seen: Record<string, FlagsClient> = {};
+    const view = render(
+      <FlagsProvider options={options}>
+        <Probe id="above" seen={seen} />
+        <FlagsProvider options={options}>
+          <Probe id="below" seen={seen} />
+        </FlagsProvider>
+      </FlagsProvider>,
+    );
+    await act(async () => {});
+    expect(seen.above).not.toBe(seen.below);
+    expect([seen.above!.getStatus().connection, seen.below!.getStatus().connection]).toEqual(['polling', 'polling']);
+    expect(created.filter((client) => client.getStatus().connection !== 'stopped')).toHaveLength(2);
+    act(() => seen.below!.setOverrides({ a: 'below only' }));
+    expect([text('above'), text('below')]).toEqual(['a1', 'below only']);
+    view.unmount();
+    expect(created.every((client) => client.getStatus().connection === 'stopped')).toBe(true);
   });
 });

@@ -1,12 +1,16 @@
 // @vitest-environment happy-dom
-import { render, screen } from '@testing-library/react';
-import { describe, expect, expectTypeOf, it } from 'vitest';
-import { FlagsProvider, useFlag, useFlagDetails, useFlagsClient, type FlagsProviderProps } from '../../react/index';
+import { render, screen, act } from '@testing-library/react';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { FlagsProvider, useFlag, useFlagDetails, useFlagsClient, type FlagsProviderProps, useFlags } from '../../react/index';
 import { createClient, type EvaluationDetails, type FlagsClient, type JsonValue } from '../../src/index';
-import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
-import { createFakeTransport } from '../helpers/fake-transport';
+import { BASE_URL, CLIENT_KEY, harness } from '../helpers/client-harness';
+import { createFakeTransport, snapshotServer } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
-import { QUIET, useAutoCleanup } from './fixtures';
+import { QUIET, useAutoCleanup, text, captureErrors } from './fixtures';
+import { created } from './created-clients';
+
+// Records every client created through the core: the ones a provider creates are closed after each test too.
+vi.mock('../../src/index', async (original) => (await import('./created-clients')).recordingCore(await original()));
 
 // The app's side of the typing story: declare the defaults once. The augmentation holds
 // for the whole program, so these `typed-*` keys are used by this file only: every other
@@ -21,7 +25,7 @@ declare module '../../react/index' {
 }
 
 const clients: FlagsClient[] = [];
-useAutoCleanup(clients);
+useAutoCleanup(clients, created);
 
 describe('typing from the registered defaults', () => {
   it('types useFlag, useFlagDetails and useFlagsClient from the registered defaults', () => {
@@ -90,5 +94,51 @@ describe('typing from the registered defaults', () => {
     expectTypeOf<{ options: { sdkKey: string; baseUrl: string; defaults: { 'typed-checkout': 'yes' } } }>().not.toExtend<FlagsProviderProps>();
     expectTypeOf<{ client: typeof client; options: { sdkKey: string; baseUrl: string } }>().not.toExtend<FlagsProviderProps>();
     expectTypeOf<{ children: null }>().not.toExtend<FlagsProviderProps>();
+  });
+});
+
+describe('the typed API (Register, see types.test.tsx) at runtime', () => {
+  // `typed-*` keys are registered by types.test.tsx: `typed-checkout` boolean, `typed-banner`
+  // string, `typed-limits` { seats: number }. The served values here are of other JSON types.
+  const defaults = { 'typed-checkout': false, 'typed-banner': 'Welcome', 'typed-limits': { seats: 1 } };
+
+  it('a served value of another type than the registered default is never served, by any hook, and a later change back is followed', async () => {
+    const { client, server } = await (async () => {
+      const server = snapshotServer(snapshotOf(1, { 'typed-checkout': 'yes', 'typed-banner': 42, 'typed-limits': [1, 2] }));
+      const h = harness(server.handler, { ...QUIET, defaults });
+      created.push(h.client);
+      await h.client.ready();
+      return { client: h.client, server };
+    })();
+    const errors = captureErrors();
+    const seen: unknown[] = [];
+    function Typed() {
+      const checkout: boolean = useFlag('typed-checkout');
+      const banner: string = useFlag('typed-banner');
+      const limits: { seats: number } = useFlag('typed-limits');
+      const details = useFlagDetails('typed-checkout');
+      const all = useFlags();
+      seen.push([typeof checkout, typeof banner, Array.isArray(limits)]);
+      return (
+        <span data-testid="typed">
+          {JSON.stringify([checkout, banner, limits.seats, details.errorCode ?? '-', all['typed-checkout'], all['typed-banner'], all['typed-limits']])}
+        </span>
+      );
+    }
+    render(
+      <FlagsProvider client={client}>
+        <Typed />
+      </FlagsProvider>,
+    );
+    expect(text('typed')).toBe('[false,"Welcome",1,"TYPE_MISMATCH",false,"Welcome",{"seats":1}]');
+    // An override of another type is not served either.
+    act(() => client.setOverrides({ 'typed-checkout': 'on' }));
+    expect(text('typed')).toBe('[false,"Welcome",1,"TYPE_MISMATCH",false,"Welcome",{"seats":1}]');
+    act(() => client.setOverrides({}));
+    server.publish(snapshotOf(2, { 'typed-checkout': true, 'typed-banner': 'Hi', 'typed-limits': { seats: 9 } }));
+    await act(() => client.refresh());
+    expect(text('typed')).toBe('[true,"Hi",9,"-",true,"Hi",{"seats":9}]');
+    expect(seen.every((types) => JSON.stringify(types) === '["boolean","string",false]')).toBe(true);
+    expect(errors).not.toHaveBeenCalled();
   });
 });

@@ -1,13 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FakeSocket, Recorded } from './harness';
-import { connectedFrame, createFakeTransport, recordStream } from './harness';
+import { describe, expect, it, vi } from 'vitest';
+import { connectedFrame, createFakeTransport, recordStream, type FakeSocket, type Recorded } from './harness';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 /** Every kind of socket event, as a server (or the network) would play it. */
 const lateEvents: Array<[name: string, play: (socket: FakeSocket) => void]> = [
@@ -216,5 +211,25 @@ describe('a socket the client let go of', () => {
     expect(first.sent).toEqual([]);
     expect(fake.sockets).toHaveLength(2);
     stream.connection.close();
+  });
+});
+
+describe('a socket whose close() reports its close event at once', () => {
+  // socket-types.ts asks for asynchronous events, but also promises that "the core stops
+  // listening once it has closed a socket"; a platform socket (or a test double) that fires
+  // onclose from inside close() must not bring the stream back to life.
+  // Before the fix: stream-connection.ts dispatch() calls socket.close(1000) before clearing `socket`.
+  it('close(): stopped is reported, no timer is left and no socket is ever opened again', async () => {
+    let opened = 0;
+    const stream = recordStream({
+      transport: (_url, _options, handlers) => {
+        opened++;
+        return { send: () => undefined, close: (code) => handlers.onClose(code ?? 1005, '') };
+      },
+    });
+    stream.connection.close();
+    const timers = vi.getTimerCount();
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect({ connections: stream.connections(), timers, opened }).toEqual({ connections: ['stopped'], timers: 0, opened: 1 });
   });
 });

@@ -1,14 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StreamError } from '../../src/stream/stream-error';
 import { streamEndpoint } from '../../src/stream/stream-connection';
 import { connectedFrame, createFakeTransport, recordStream, SDK_KEY } from './harness';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 describe('streamEndpoint', () => {
   it.each([
@@ -171,6 +167,36 @@ describe('close codes', () => {
       { type: 'error', error: { closeCode: null, reason: `cannot open: ${cause.message}`, cause } },
       { type: 'connection', connection: 'stopped' },
     ]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('every close code through the shell, before connected', () => {
+  // protocol.md §6.4: 4401 and 4403 stop for good; every other code reconnects, only 4400 is reported.
+  it.each([
+    [1000, 'reconnecting', false],
+    [1001, 'reconnecting', false],
+    [1006, 'reconnecting', false],
+    [1008, 'reconnecting', false],
+    [1011, 'reconnecting', false],
+    [4000, 'reconnecting', false],
+    [4001, 'reconnecting', false],
+    [4400, 'reconnecting', true],
+    [4401, 'stopped', true],
+    [4403, 'stopped', true],
+    [4999, 'reconnecting', false],
+  ] as const)('%i before connected (socket opened only): %s, reported: %s', async (code, connection, reported) => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.open();
+    fake.last.serverClose(code, 'why');
+    expect(stream.connections()).toEqual([connection]);
+    expect(stream.errors().map((error) => error.closeCode)).toEqual(reported ? [code] : []);
+    expect(fake.last.closeCalls).toEqual([{ code: 1000, reason: undefined }]);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    // A reconnect opens a second socket (which then stays silent and is closed for silence, and so on).
+    expect(fake.sockets.length > 1).toBe(connection === 'reconnecting');
+    stream.connection.close();
     expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamError } from '../../src/stream/stream-error';
-import { initialStreamState, streamTransition } from '../../src/stream/stream-machine';
-import type { StreamEvent, StreamState, StreamStep } from '../../src/stream/stream-machine';
+import { initialStreamState, streamTransition, type StreamEvent, type StreamState, type StreamStep } from '../../src/stream/stream-machine';
 
 const connecting = initialStreamState;
 const streaming: StreamState = { connection: 'streaming', attempt: 0, heartbeatMs: 1000 };
@@ -147,5 +146,41 @@ describe('streamTransition', () => {
     }
     expect(sent).toEqual([{ after: expect.stringContaining('"connected"'), message: { type: 'subscribe', environmentId: 'production', lastKnownVersion: 3 } }]);
     expect(state.connection).toBe('streaming');
+  });
+});
+
+describe('frames the server should never send', () => {
+  // Before the fix: stream-machine.ts onFrame only checks `typeof version == 'number'`.
+  it.each([
+    ['a negative version', -1],
+    ['a fractional version', 2.5],
+    ['a version beyond the safe integers', 1e21],
+    ['an infinite version (1e400 parses to Infinity)', '1e400'],
+  ])('snapshot.updated with %s is ignored like a mistyped member (no notify)', (_name, version) => {
+    const data = `{"type":"snapshot.updated","environmentId":"production","version":${version}}`;
+    const step = streamTransition(streaming, { type: 'message', data }, 0, 7);
+    expect(step.notify).toBeUndefined();
+    expect(step.state).toEqual(streaming);
+  });
+
+  // Before the fix: `typeof ts == 'number'` lets Infinity through; JSON.stringify turns it into null.
+  it('a ping whose ts is not finite (1e400) is not answered with a pong the server would reject (ts: null)', () => {
+    const step = streamTransition(streaming, { type: 'message', data: '{"type":"ping","ts":1e400}' }, 0, 7);
+    const sent = step.send ? (JSON.parse(JSON.stringify(step.send)) as { ts: unknown }) : undefined;
+    expect(sent === undefined || typeof sent.ts === 'number').toBe(true);
+  });
+
+  // Before the fix: `Object(frame) !== frame` is false for an array, which is then ignored like a typeless object.
+  it.each(['[]', '[{"type":"snapshot.updated","version":9}]'])('a JSON array (%s) is not a JSON object: reported and answered by a reconnect', (data) => {
+    const step = streamTransition(streaming, { type: 'message', data }, 0, 7);
+    expect(step.state.connection).toBe('reconnecting');
+    expect(step.report?.reason).toBe('bad frame ' + data);
+  });
+
+  it('JSON null (which Object() turns into {}) is reported and answered by a reconnect, also while connecting', () => {
+    const data = 'null';
+    const step = streamTransition(initialStreamState, { type: 'message', data }, 0, 7);
+    expect(step.state.connection).toBe('reconnecting');
+    expect(step.report?.reason).toBe('bad frame ' + data);
   });
 });

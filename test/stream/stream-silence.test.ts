@@ -1,13 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { defaultScheduler } from '../../src/shared/scheduler';
 import { connectedFrame, createFakeTransport, recordStream } from './harness';
+import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimersInEachTest();
 
 function streamingWithHeartbeat(heartbeatMs: number) {
   const fake = createFakeTransport();
@@ -108,5 +104,23 @@ describe('silence detection (2 × heartbeatMs)', () => {
     expect(vi.getTimerCount()).toBe(1);
     stream.connection.close();
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('heartbeatMs at the edges', () => {
+  // 2 × heartbeatMs above 2^31 - 1 ms overflows setTimeout, which then fires after 1 ms.
+  it.each([
+    ['a very long heartbeat', '1500000000'],
+    ['an infinite heartbeat (1e400 parses to Infinity)', '1e400'],
+  ])('%s: the connection is not declared silent at once', async (_name, heartbeat) => {
+    const fake = createFakeTransport();
+    const stream = recordStream({ transport: fake.transport });
+    fake.last.open();
+    fake.last.receive(`{"type":"connected","protocol":1,"environmentId":"production","version":1,"heartbeatMs":${heartbeat}}`);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(stream.errors()).toEqual([]);
+    expect(stream.connections()).toEqual(['streaming']);
+    expect(fake.sockets).toHaveLength(1);
+    stream.connection.close();
   });
 });

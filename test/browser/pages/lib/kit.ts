@@ -47,7 +47,7 @@ export function installProbes(): PageApi {
     setVisibility(state) {
       // Headless Chromium cannot really hide a page (page.bringToFront and friends do not
       // change visibilityState): override the getter and dispatch the event by hand, as the
-      // happy-dom tests do (test/dom/*.test.ts).
+      // happy-dom tests do (test/platform/*.test.ts).
       if (visibility === null) {
         Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => visibility });
         Object.defineProperty(document, 'hidden', { configurable: true, get: () => visibility === 'hidden' });
