@@ -9,7 +9,7 @@ import { watchActivity } from './platform/activity';
 import { watchPageExit } from './platform/page-exit';
 import { createClientReads, type ClientReads } from './reads/client-reads';
 import { viewSources } from './reads/view-sources';
-import { createErrorChannel } from './shared/error-channel';
+import { createErrorChannel, guardOnError } from './shared/error-channel';
 import { fingerprint } from './shared/fingerprint';
 import { createSubscribable } from './shared/subscribable';
 import { browserStorage } from './storage/default-storage';
@@ -21,22 +21,23 @@ import { createStreamLink } from './stream/stream-link';
  */
 export function createClient<D extends FlagDefaults = FlagDefaults>(options: ClientOptions<D>): FlagsClient<D> {
   const config = resolveOptions(options as ClientOptions);
-  const errors = createErrorChannel(options.onError);
-  const { report } = errors;
+  const toApp = guardOnError(options.onError);
   // Going away, the page ends every request and the socket: none of that is a failure. A page
   // the back-forward cache shows again catches up at once.
   const page = watchPageExit(
     () => stream.disconnect(),
     () => {
       dispatch({ type: 'refresh' });
-      if (!offline()) stream.connect();
+      if (!shell.offline()) stream.connect();
     },
   );
   const http = createHttpClient(config, page.exits);
-  // Its own HTTP client: close() aborts polling but still sends the last flush. Object.assign,
-  // not a spread with members after it: V8 adds those one hidden class at a time (~1.7 µs).
-  const events = options.events === false ? null : createEventSender(Object.assign({}, config, { http: createHttpClient(config, page.exits), report: errors.toApp }));
-  errors.bufferTo(events);
+  // Its own HTTP client: close() aborts polling but still sends the last flush; its own errors
+  // go to onError only (buffered, they would feed themselves). Object.assign, not a spread
+  // with members after it: V8 adds those one hidden class at a time (~1.7 µs).
+  const events = options.events === false ? null : createEventSender(Object.assign({}, config, { http: createHttpClient(config, page.exits), report: toApp }));
+  const errors = createErrorChannel(toApp, events);
+  const { report } = errors;
   const storage = options.cache ?? (options.persist === false ? undefined : browserStorage());
   const keyFingerprint = fingerprint(config.sdkKey);
   const listeners = createSubscribable<ChangeEvent>((cause) => errors.threw('a subscribe listener', cause));
@@ -51,19 +52,16 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     effect: run,
     settled(previous) {
       const { activity } = shell.state();
-      if (activity === previous.activity || closed()) return;
+      if (activity === previous.activity || shell.closed()) return;
       // Reconnects wait for the network: no socket while offline.
       if (activity === 'offline') return stream.disconnect();
       stream.connect();
       identity.online();
     },
   });
-  const { dispatch, closed, offline } = shell;
-  const snapshot = () => shell.state().snapshot;
-  const identity = createIdentity(config, { http, events, storage, report, reevaluate: () => reads.reevaluate(), closed, offline });
-  const reads = createClientReads(options.defaults, events, { context: identity.context, bucketingKey: identity.bucketingKey, snapshot }, report, (changed) =>
-    listeners.emit({ changed, status: shell.state().status }),
-  );
+  const { dispatch } = shell;
+  const identity = createIdentity(config, { http, events, storage, report, reevaluate: () => reads.reevaluate(), closed: shell.closed, offline: shell.offline });
+  const reads = createClientReads(options.defaults, events, { identity, machine: shell }, report, (changed) => listeners.emit({ changed, status: shell.state().status }));
 
   function run(effect: HandedEffect): void {
     switch (effect.type) {
@@ -94,7 +92,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   dispatch({ type: 'start', activity: activity.current() });
 
   const client = clientApi(shell, reads, identity, events, listeners.subscribe);
-  viewSources.set(client, { snapshot, overrides: reads.overrides.current, bucketingKeyOf: identity.bucketingKeyOf, readsFor: reads.readsFor });
+  viewSources.set(client, { scope: reads.scope, identity, readsFor: reads.readsFor });
   return client as unknown as FlagsClient<D>;
 }
 
@@ -106,7 +104,7 @@ function clientApi(
   events: EventSender | null,
   subscribe: FlagsClient['subscribe'],
 ): FlagsClient {
-  const { dispatch, closed } = shell;
+  const { dispatch } = shell;
   return {
     ready: shell.ready,
     get: reads.own.get,
@@ -115,7 +113,7 @@ function clientApi(
     getStatus: () => shell.state().status,
     getContext: identity.context,
     setContext: identity.setContext,
-    setOverrides: (values) => void (closed() || reads.setOverrides(values)),
+    setOverrides: (values) => void (shell.closed() || reads.setOverrides(values)),
     identify: identity.identify,
     async flush() {
       await events?.flush();

@@ -1,7 +1,7 @@
 import type { FlagsClient } from '../src/client-types';
 import type { EvaluationContext } from '../src/evaluation/evaluation-types';
 import { createFlagValues, resolveRead } from '../src/reads/flag-values';
-import type { Overrides } from '../src/reads/overrides';
+import { changedOverrides, type Overrides } from '../src/reads/overrides';
 import type { FlagSnapshot, JsonValue } from '../src/snapshot/snapshot-types';
 
 /**
@@ -42,10 +42,20 @@ export function createServedFlags(snapshot: FlagSnapshot, context: EvaluationCon
       snapshot = next;
       return changed(values.update({ snapshot, context: nextContext, bucketingKey: nextContext.userId }));
     },
-    /** Takes the overrides `next` in place of the ones served; `keys` are those that changed. */
-    setOverrides(keys: Set<string>, next: Overrides): Set<string> {
+    /** Replaces the overrides; the keys whose override was added, removed or changed. */
+    setOverrides(next: Overrides): Set<string> {
+      const keys = changedOverrides(overrides, next);
       overrides = next;
       return changed(keys);
+    },
+    /** What is served now, as `forContext` reads it. */
+    scope: {
+      get snapshot() {
+        return snapshot;
+      },
+      get overrides() {
+        return overrides;
+      },
     },
   };
 }

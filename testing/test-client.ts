@@ -2,7 +2,7 @@ import type { ChangeEvent, FlagsClient } from '../src/client-types';
 import { FlagplaneError, messageOf } from '../src/shared/errors';
 import type { EvaluationContext } from '../src/evaluation/evaluation-types';
 import { noContext } from '../src/reads/flag-values';
-import { createOverrides } from '../src/reads/overrides';
+import { overridesOf } from '../src/reads/overrides';
 import { createReads } from '../src/reads/reads';
 import { viewSources } from '../src/reads/view-sources';
 import type { ClientStatus, ReadyResult } from '../src/machine/client-state';
@@ -74,7 +74,6 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
   const listeners = createSubscribable<ChangeEvent>((cause) =>
     report(new FlagplaneError('listener', `a subscribe listener threw: ${messageOf(cause)}`, cause)),
   );
-  const overrides = createOverrides(report);
   // After close() every change is ignored, so no two readers can disagree (as createClient).
   const closed = () => status.connection === 'stopped';
 
@@ -105,7 +104,8 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
       serve(snapshot, { ...context, userId, attributes: traits ?? context.attributes });
     },
     setOverrides(values) {
-      if (!closed()) notify(served.setOverrides(overrides.set(values), overrides.current()));
+      const next = closed() ? undefined : overridesOf(values, report);
+      if (next) notify(served.setOverrides(next));
     },
     set: (key, value) => serve(withConstantFlag(snapshot, key, value), context),
     setSnapshot(next) {
@@ -124,9 +124,8 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
   };
   // forContext(client, context): without a userId, a view buckets as the client does.
   viewSources.set(client, {
-    snapshot: () => snapshot,
-    overrides: overrides.current,
-    bucketingKeyOf: (viewContext) => viewContext.userId!,
+    scope: served.scope,
+    identity: { bucketingKeyOf: (viewContext) => viewContext.userId! },
     readsFor: createReads(Object.create(null), null),
   });
   return client as unknown as TestClient<WidenedFlags<F>>;

@@ -3,14 +3,13 @@ import type { EventSender } from '../events/event-sender';
 import type { ConfigError } from '../shared/errors';
 import type { FlagSnapshot, JsonValue } from '../snapshot/snapshot-types';
 import { createFlagValues } from './flag-values';
-import { createOverrides } from './overrides';
+import { changedOverrides, overridesOf } from './overrides';
 import { createReads, type ReadScope } from './reads';
 
-/** What a client's reads follow: its context and bucketing key, and the snapshot it holds. */
+/** What a client's reads follow: its context and bucketing key (the identity), and the snapshot it holds (the machine). */
 export interface ReadInput {
-  context(): EvaluationContext;
-  bucketingKey(): string;
-  snapshot(): FlagSnapshot | null;
+  identity: { context(): EvaluationContext; bucketingKey(): string };
+  machine: { state(): { snapshot: FlagSnapshot | null } };
 }
 
 /**
@@ -28,10 +27,10 @@ export function createClientReads(
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
   const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), defaultValues);
   const readsFor = createReads(defaults, events);
-  const overrides = createOverrides(report);
-  const snapshot = input.snapshot();
-  const user = input.bucketingKey();
-  const scope: ReadScope = { values: createFlagValues({ snapshot, context: input.context(), bucketingKey: user }), overrides: overrides.current(), snapshot, user };
+  const { identity, machine } = input;
+  const { snapshot } = machine.state();
+  const user = identity.bucketingKey();
+  const scope: ReadScope = { values: createFlagValues({ snapshot, context: identity.context(), bucketingKey: user }), overrides: new Map(), snapshot, user };
   const own = readsFor(scope);
 
   /** Tells the listeners what changed; `getAll()` builds a new object only if a flag did. */
@@ -42,18 +41,22 @@ export function createClientReads(
 
   return {
     own,
+    /** What the reads serve now: the snapshot, the overrides and the bucketing key. */
+    scope,
     readsFor,
-    overrides,
     notify,
     /** After a change of snapshot, context or bucketing key: the flags read so far are evaluated again. */
     reevaluate(statusChanged?: boolean): void {
-      scope.snapshot = input.snapshot();
-      scope.user = input.bucketingKey();
-      notify(scope.values.update({ snapshot: scope.snapshot, context: input.context(), bucketingKey: scope.user }), statusChanged);
+      scope.snapshot = machine.state().snapshot;
+      scope.user = identity.bucketingKey();
+      notify(scope.values.update({ snapshot: scope.snapshot, context: identity.context(), bucketingKey: scope.user }), statusChanged);
     },
+    /** Replaces the overrides; notifies the keys whose override was added, removed or changed. */
     setOverrides(values: unknown): void {
-      const changed = overrides.set(values);
-      scope.overrides = overrides.current();
+      const next = overridesOf(values, report);
+      if (!next) return;
+      const changed = changedOverrides(scope.overrides, next);
+      scope.overrides = next;
       notify(changed);
     },
   };

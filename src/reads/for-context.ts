@@ -9,9 +9,8 @@ type FlagsOf<C> = C extends { readonly [flagTypes]?: infer D } ? Exclude<D, unde
 
 /** The source of a client flagplane did not make (a hand-written mock): no snapshot, so every read is its fallback. */
 const noSource: ViewSource = {
-  snapshot: () => null,
-  overrides: () => new Map(),
-  bucketingKeyOf: (context) => context.userId!,
+  scope: { snapshot: null, overrides: new Map() },
+  identity: { bucketingKeyOf: (context) => context.userId! },
   readsFor: createReads(Object.create(null), null),
 };
 
@@ -27,10 +26,10 @@ const noSource: ViewSource = {
  */
 export function forContext<C extends FlagsView<any>>(client: C, context: EvaluationContext): FlagsView<FlagsOf<C>> {
   const source = viewSources.get(client) ?? noSource;
-  const snapshot = source.snapshot();
+  const { snapshot, overrides } = source.scope;
   const viewContext = context ?? noContext();
-  const user = source.bucketingKeyOf(viewContext);
+  const user = source.identity.bucketingKeyOf(viewContext);
   const values = createFlagValues({ snapshot, context: viewContext, bucketingKey: user });
-  const { get, getDetails, getAll } = source.readsFor({ values, overrides: source.overrides(), snapshot, user });
+  const { get, getDetails, getAll } = source.readsFor({ values, overrides, snapshot, user });
   return { get, getDetails, getAll, getContext: () => viewContext } as FlagsView<FlagsOf<C>>;
 }

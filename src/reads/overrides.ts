@@ -22,23 +22,10 @@ export function buildOverrides(values: Record<string, JsonValue>): Overrides {
 export const changedOverrides = changedKeys;
 
 /**
- * The local overrides a client serves, and `setOverrides`' check: a value that is neither an
- * object nor `null`/`undefined` is reported as a `ConfigError` and changes nothing.
+ * `setOverrides`' argument as overrides; `undefined`, reported as a `ConfigError`, for a
+ * value that is neither an object nor `null`/`undefined` (which clear them).
  */
-export function createOverrides(report: (error: ConfigError) => void) {
-  let current: Overrides = new Map();
-  return {
-    current: () => current,
-    /** Replaces the overrides with `values`; the keys whose override was added, removed or changed. */
-    set(values: unknown): Set<string> {
-      if (values != null && !isRecord(values)) {
-        report(new ConfigError('setOverrides needs an object of flag values'));
-        return new Set();
-      }
-      const next = buildOverrides((values ?? {}) as Record<string, JsonValue>);
-      const changed = changedOverrides(current, next);
-      current = next;
-      return changed;
-    },
-  };
+export function overridesOf(values: unknown, report: (error: ConfigError) => void): Overrides | undefined {
+  if (values == null || isRecord(values)) return buildOverrides((values ?? {}) as Record<string, JsonValue>);
+  report(new ConfigError('setOverrides needs an object of flag values'));
 }

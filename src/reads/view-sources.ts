@@ -5,10 +5,10 @@ import type { ReadsFor } from './reads';
 
 /** What `forContext` needs of a client: what it serves now, whom a context buckets by, and its read path. */
 export interface ViewSource {
-  snapshot(): FlagSnapshot | null;
-  overrides(): Overrides;
-  /** The bucketing key of `context`: its userId, else the client's anonymous id. */
-  bucketingKeyOf(context: EvaluationContext): string;
+  /** What the client serves, read when a view is made. */
+  readonly scope: { readonly snapshot: FlagSnapshot | null; readonly overrides: Overrides };
+  /** Whom a context buckets by: its userId, else the client's anonymous id. */
+  readonly identity: { bucketingKeyOf(context: EvaluationContext): string };
   readsFor: ReadsFor;
 }
 

@@ -1,28 +1,30 @@
 import { FlagplaneError, messageOf } from './errors';
 
-/**
- * A client's one channel for errors: the app's `onError`, and the `error` events of the
- * event buffer once `bufferTo` gives it one.
- */
-export function createErrorChannel(onError: ((error: FlagplaneError) => void) | undefined) {
-  let buffer: { error(error: FlagplaneError): void } | null = null;
-  /** Only the app's `onError`: for the event sender's own errors, which buffered would feed themselves. */
-  const toApp = (error: FlagplaneError) => {
+type ErrorSink = (error: FlagplaneError) => void;
+
+/** The app's `onError`, guarded: what it throws has nowhere left to go. */
+export const guardOnError =
+  (onError: ErrorSink | undefined): ErrorSink =>
+  (error) => {
     try {
       onError?.(error);
     } catch {
       // The app's own error handler failed; there is nowhere left to report it.
     }
   };
+
+/**
+ * A client's one channel for errors: the `error` event of the event buffer (`null` with
+ * events off), then the app's guarded `onError`.
+ */
+export function createErrorChannel(toApp: ErrorSink, events: { error: ErrorSink } | null) {
   const report = (error: FlagplaneError) => {
-    buffer?.error(error);
+    events?.error(error);
     toApp(error);
   };
   return {
-    toApp,
     report,
     /** An app callback (a listener, a custom source or transport) threw. */
     threw: (what: string, cause: unknown) => report(new FlagplaneError('listener', `${what} threw: ${messageOf(cause)}`, cause)),
-    bufferTo: (events: { error(error: FlagplaneError): void } | null) => void (buffer = events),
   };
 }
