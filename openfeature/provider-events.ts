@@ -65,10 +65,11 @@ type Health = 'not-ready' | 'ready' | 'stale' | 'error';
 // A key the server refuses (revoked, or of another environment) will not heal by waiting.
 const refused = (status: ClientStatus) => status.error instanceof HttpError && (status.error.status === 401 || status.error.status === 403);
 
-function healthOf(status: ClientStatus): Health {
+function healthOf(status: ClientStatus, previous?: Health): Health {
   if (status.version === null) return 'not-ready';
   if (refused(status)) return 'error';
-  return status.error || status.connection === 'reconnecting' ? 'stale' : 'ready';
+  // A reconnect attempt (`connecting` after a lost stream) is not the stream back: stale until it streams.
+  return status.error || status.connection === 'reconnecting' || (status.connection === 'connecting' && previous === 'stale') ? 'stale' : 'ready';
 }
 
 const EVENT_OF = { ready: 'PROVIDER_READY', stale: 'PROVIDER_STALE', error: 'PROVIDER_ERROR' } as const;
@@ -90,7 +91,7 @@ export function bridgeEvents(client: FlagsClient, emitter: ProviderEventEmitter<
   let health = healthOf(client.getStatus());
   return client.subscribe(({ changed, status }) => {
     if (status.connection === 'stopped') return;
-    const next = healthOf(status);
+    const next = healthOf(status, health);
     if (next !== health && next !== 'not-ready') {
       const details: EventContext = next === 'ready' ? {} : { message: status.error?.message ?? 'the stream is reconnecting' };
       emitter.emit(EVENT_OF[next] as AnyProviderEvent, details);

@@ -158,6 +158,8 @@ describe('FlagplaneWebProvider in @openfeature/web-sdk', () => {
       // OpenFeature runs a READY handler at once when the provider is ready: count from here.
       const readies = heard(ProviderEvents.Ready);
       const readyBefore = readies.length;
+      const connections: string[] = [];
+      const unsubscribe = provider.client.subscribe(({ status }) => connections.push(status.connection));
       const port = stream.port;
       streamUp = false;
       await stream.close();
@@ -167,6 +169,11 @@ describe('FlagplaneWebProvider in @openfeature/web-sdk', () => {
       // Still served from the snapshot held.
       expect(of.getStringValue('theme', 'dark')).toBe('light');
       expect(readies).toHaveLength(readyBefore);
+      // A reconnect attempt that fails is no recovery: no READY, still STALE.
+      await waitFor(() => connections.lastIndexOf('reconnecting') > connections.indexOf('connecting') && connections.includes('connecting'), 10_000, 'a failed reconnect attempt');
+      expect(readies).toHaveLength(readyBefore);
+      expect(of.providerStatus).toBe(ProviderStatus.STALE);
+      unsubscribe();
       stream = await startReferenceServer({ port });
       streamUp = true;
       await waitFor(() => provider.client.getStatus().connection === 'streaming', 10_000, 'streaming again');
