@@ -86,7 +86,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   }
 
   identity.loadAnonymousId();
-  const sources = openSnapshotSources(Object.assign({}, options, { storage, keyFingerprint }), dispatch, report);
+  const sources = openSnapshotSources(options, storage, keyFingerprint, dispatch, report);
   const stream = createStreamLink(Object.assign({}, config, { transport: options.streamTransport, lastKnownVersion: () => shell.state().status.version, dispatch, onError: report }));
   const activity = watchActivity(options, (current) => dispatch({ type: 'activity', activity: current }));
   dispatch({ type: 'start', activity: activity.current() });

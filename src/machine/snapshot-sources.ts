@@ -8,11 +8,7 @@ import type { MachineEvent } from './transition';
 
 export interface SnapshotSourceOptions {
   bootstrap?: FlagSnapshot;
-  /** The durable cache, if any. */
-  storage: StorageAdapter | undefined;
   storageKey?: string;
-  /** Of the SDK key: names the cache record's owner and the tabs' channel. */
-  keyFingerprint: string;
   syncTabs?: boolean;
 }
 
@@ -24,10 +20,13 @@ export interface SnapshotSourceOptions {
  */
 export function openSnapshotSources(
   options: SnapshotSourceOptions,
+  /** The durable cache, if any. */
+  storage: StorageAdapter | undefined,
+  /** Of the SDK key: names the cache record's owner and the tabs' channel. */
+  keyFingerprint: string,
   dispatch: (event: MachineEvent) => void,
   report: (error: FlagplaneError) => void,
 ) {
-  const { storage, keyFingerprint } = options;
   /** A snapshot from elsewhere than the network, or the failure to read one. */
   const offer = (source: 'bootstrap' | 'cache' | 'tab', found: { snapshot: FlagSnapshot; etag?: string | null } | { error: FlagplaneError }) => {
     if ('error' in found) report(found.error);
