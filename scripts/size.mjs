@@ -86,7 +86,11 @@ const EVENTS_BREAKDOWN = {
     'src/events/read-tracker.ts': `export const createReadTracker = () => ({ nextWindow() {}, track() {} });`,
   },
   'retry with backoff, 4xx drop': {
-    'src/events/batch-sending.ts': [[/\n      const retryAfter = await sendBatch[\s\S]*?\n      return setTimer\(.*\n/, "\n      await sendBatch(taken.map(([, json]) => json), keepalive, options);\n"]],
+    // The batch is sent and forgotten: no status read, no put back, no retry timer.
+    'src/events/batch-sending.ts': [
+      [/\n      const retryAfter = await sendBatch[\s\S]*?\n      return setTimer\(.*\n/, "\n      await sendBatch(taken.map(([, json]) => json), keepalive, options);\n"],
+      [/\n  if \(outcome\.kind === 'response'\) \{[\s\S]*?\n  return 0;\n/, '\n  return outcome && null;\n'],
+    ],
   },
   'bounded buffer, drop count': {
     'src/events/batch-sending.ts': [[/\n    if \(dropped\) .*\n/, '\n']],
