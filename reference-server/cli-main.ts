@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, demoConfig, loadConfigFile } from './config';
-import { DEFAULT_LIMITS, resolveLimits, type ServerLimits } from './limits';
+import { DEFAULT_LIMITS, resolveLimits, type ServerLimits } from './http/limits';
 import type { ServerConfig } from './config';
 import type { ReferenceServer } from './server';
 import { startReferenceServer } from './server';

@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { resolveLimits, type ServerLimits } from './limits';
+import { resolveLimits, type ServerLimits } from './http/limits';
 import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
 import demo from './demo.json';
 import { kindOfKey, SDK_KEY_PATTERN } from './http/sdk-keys';
 import { checkSnapshotStructure } from './validation/snapshot-structure';
 import type { EnvironmentKind, KeyKind, StoredTraits } from './stores/records';
+import type { ControlSeed } from './stores/contracts';
 import { isRecord } from '../src/shared/guards';
 
 /** An SDK key declared in the config. Its prefix must agree with `kind`. */
@@ -29,7 +30,7 @@ export interface ServerConfig {
   /** Bearer token of the admin API. @default a random token per start */
   adminToken?: string;
   environments: EnvironmentConfig[];
-  /** Limits other than the defaults (limits.ts); the CLI's `--limit` and the `limits` option win over these. */
+  /** Limits other than the defaults (http/limits.ts); the CLI's `--limit` and the `limits` option win over these. */
   limits?: Partial<ServerLimits>;
 }
 
@@ -164,4 +165,15 @@ export async function loadConfigFile(file: string): Promise<ServerConfig> {
 /** A fresh copy of the demo config (`reference-server/demo.json`). */
 export function demoConfig(): ServerConfig {
   return parseServerConfig(demo);
+}
+
+/** What a config writes into an empty control store. */
+export function seedFromConfig(config: ServerConfig): ControlSeed {
+  return {
+    environments: config.environments.map(({ id, kind, snapshot }) => ({ id, kind, snapshot: { ...snapshot, environmentId: id } })),
+    keys: config.environments.flatMap((env) => env.keys.map(({ key, kind }) => ({ key, kind, environmentId: env.id }))),
+    traits: config.environments.flatMap((env) =>
+      Object.entries(env.traits ?? {}).map(([userId, traits]) => ({ environmentId: env.id, userId, traits })),
+    ),
+  };
 }

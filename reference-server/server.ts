@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { requireAdminToken } from './http/auth';
 import type { ServerConfig } from './config';
-import { demoConfig, parseServerConfig } from './config';
+import { demoConfig, parseServerConfig, seedFromConfig } from './config';
 import { createHttpServer } from './http/http-server';
-import { resolveLimits, type ServerLimits } from './limits';
+import { resolveLimits, type ServerLimits } from './http/limits';
 import { createRateLimiter } from './http/rate-limit';
 import { createRequestListener } from './http/router';
 import { ADMIN_PREFIX, createAdminRoutes } from './routes/admin';
@@ -11,7 +11,7 @@ import { createConsoleRoutes } from './routes/console';
 import { createSdkRoutes } from './routes/sdk';
 import { openStores } from './stores/open-stores';
 import { createQueueRoutes } from './routes/queue';
-import { applyRemoteChange, createServerActions } from './server-actions';
+import { applyRemoteChange, createServerActions } from './routes/server-actions';
 import { generateAdminToken } from './http/sdk-keys';
 import type { SnapshotDraft } from './validation/snapshot-structure';
 import type { ReferenceServerStores } from './stores/contracts';
@@ -40,7 +40,7 @@ export interface ReferenceServerOptions {
    * flag console (docs/console.md). The CLI passes dist/console/. @default no console
    */
   consoleDir?: string;
-  /** What the server holds and accepts at most; each limit not given keeps its default (limits.ts). */
+  /** What the server holds and accepts at most; each limit not given keeps its default (http/limits.ts). */
   limits?: Partial<ServerLimits>;
   /**
    * A Redis URL (`redis://host:6379`): environments, snapshots, keys, revocations and traits
@@ -131,7 +131,7 @@ async function openServerStores(options: ReferenceServerOptions, config: ServerC
       onError,
       bounds: { snapshotVersions: limits.snapshotVersions, traitUsers: limits.traitUsers, onEvict: (what) => count(what)() },
     },
-    config,
+    seedFromConfig(config),
     memory,
   );
   const stores: ReferenceServerStores = { ...opened.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };

@@ -3,7 +3,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Duplex } from 'node:stream';
 import type { ErrorBody } from './responses';
 import { errorBody, writeRawError } from './responses';
-import { DEFAULT_LIMITS, type ServerLimits } from '../limits';
+import { DEFAULT_LIMITS, type ServerLimits } from './limits';
 
 /** How long close() lets requests in flight finish before it closes their connections. */
 export const CLOSE_GRACE_MS = 2000;

@@ -2,7 +2,7 @@ import type { HandlerResult } from '../http/responses';
 import { RouteError } from '../http/responses';
 import { parseJsonBody } from '../http/request-body';
 import type { HandlerRequest, Route } from '../http/router';
-import type { ServerActions } from '../server-actions';
+import type { ServerActions } from './server-actions';
 import type { LogPage } from '../stores/bounded-log';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
 import type { EnvironmentStore } from '../stores/environment-store';

@@ -1,4 +1,3 @@
-import type { ServerConfig } from '../config';
 import type { EventLog } from './event-log';
 import type { IdentifyLog } from './identify-log';
 import type { AnalyticsStore, ControlChange, ControlSeed, ControlStore, IdentifyQueueStore } from './contracts';
@@ -32,17 +31,6 @@ export interface InstanceStores {
   close(): Promise<void>;
 }
 
-/** What a config writes into an empty control store. */
-export function seedFromConfig(config: ServerConfig): ControlSeed {
-  return {
-    environments: config.environments.map(({ id, kind, snapshot }) => ({ id, kind, snapshot: { ...snapshot, environmentId: id } })),
-    keys: config.environments.flatMap((env) => env.keys.map(({ key, kind }) => ({ key, kind, environmentId: env.id }))),
-    traits: config.environments.flatMap((env) =>
-      Object.entries(env.traits ?? {}).map(([userId, traits]) => ({ environmentId: env.id, userId, traits })),
-    ),
-  };
-}
-
 async function openControl(options: StoreOptions, seed: ControlSeed) {
   if (options.redis === undefined) {
     const memory = createMemoryControlStore(options.bounds);
@@ -74,10 +62,11 @@ async function openControl(options: StoreOptions, seed: ControlSeed) {
  */
 export async function openStores(
   options: StoreOptions,
-  config: ServerConfig,
+  /** What a store that is still empty is seeded with: the config's environments, keys and traits. */
+  seed: ControlSeed,
   memory: { identifyQueue: IdentifyLog; analytics: EventLog },
 ): Promise<InstanceStores> {
-  const { control, working, heard, stopHearing } = await openControl(options, seedFromConfig(config));
+  const { control, working, heard, stopHearing } = await openControl(options, seed);
   let events: { identifyQueue: IdentifyQueueStore; analytics: AnalyticsStore; close(): Promise<void> };
   try {
     events =

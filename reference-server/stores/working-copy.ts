@@ -13,7 +13,7 @@ export interface WorkingCopy {
   readonly traits: TraitStore;
 }
 
-/** What a working copy keeps at most (limits.ts), and where it counts what it drops. */
+/** What a working copy keeps at most (http/limits.ts), and where it counts what it drops. */
 export interface WorkingCopyBounds {
   snapshotVersions: number;
   traitUsers: number;

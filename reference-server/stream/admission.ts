@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../http/responses';
-import type { ServerLimits } from '../limits';
+import type { ServerLimits } from '../http/limits';
 
 /** Seconds a client refused for a stream limit is asked to wait. */
 export const STREAM_RETRY_AFTER_S = 5;

@@ -4,7 +4,7 @@ import { WebSocketServer } from 'ws';
 import type { ServerOptions, WebSocket } from 'ws';
 import { errorBody, writeRawError } from '../http/responses';
 import { splitTarget } from '../http/router';
-import type { ServerLimits } from '../limits';
+import type { ServerLimits } from '../http/limits';
 import type { ReferenceServerStores } from '../stores/contracts';
 import { createStreamAdmission, STREAM_RETRY_AFTER_S } from './admission';
 import { handshakeRefusal, keyFromHandshake, selectProtocol } from './handshake';

@@ -2,7 +2,7 @@
 // SDK routes rate limited per key, streams limited per key and in all.
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { resolveLimits } from '../../reference-server/limits';
+import { resolveLimits } from '../../reference-server/http/limits';
 import { admin, call, DEMO, errorOf, NOW, useServers } from './helpers';
 
 const servers = useServers();

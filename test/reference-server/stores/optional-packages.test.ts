@@ -3,6 +3,7 @@ import { runCli, USAGE } from '../../../reference-server/cli-main';
 import { openStores } from '../../../reference-server/stores/open-stores';
 import { loadOptionalPackage, MissingPackageError } from '../../../reference-server/stores/optional-package';
 import { demoConfig } from '../../../reference-server/index';
+import { seedFromConfig } from '../../../reference-server/config';
 import { createEventLog } from '../../../reference-server/stores/event-log';
 import { createIdentifyLog } from '../../../reference-server/stores/identify-log';
 
@@ -18,10 +19,10 @@ describe('optional engine packages', () => {
     const importer = async (name: string) => {
       throw notInstalled(name);
     };
-    const redis = openStores({ redis: 'redis://127.0.0.1:6379', importer }, demoConfig(), memory());
+    const redis = openStores({ redis: 'redis://127.0.0.1:6379', importer }, seedFromConfig(demoConfig()), memory());
     await expect(redis).rejects.toThrow(new MissingPackageError('--redis', 'ioredis'));
     await expect(redis).rejects.toThrow('--redis needs the ioredis package: npm install ioredis');
-    const postgres = openStores({ postgres: 'postgres://127.0.0.1/flagplane', importer }, demoConfig(), memory());
+    const postgres = openStores({ postgres: 'postgres://127.0.0.1/flagplane', importer }, seedFromConfig(demoConfig()), memory());
     await expect(postgres).rejects.toThrow('--postgres needs the pg package: npm install pg');
   });
 
@@ -36,7 +37,7 @@ describe('optional engine packages', () => {
 
   it('loads nothing without --redis and --postgres', async () => {
     const imported: string[] = [];
-    const engines = await openStores({ importer: async (name) => imported.push(name) }, demoConfig(), memory());
+    const engines = await openStores({ importer: async (name) => imported.push(name) }, seedFromConfig(demoConfig()), memory());
     expect(imported).toEqual([]);
     expect([engines.control.engine, engines.identifyQueue.engine, engines.analytics.engine]).toEqual(['memory', 'memory', 'memory']);
     await engines.close();

@@ -1,15 +1,15 @@
-import { RouteError } from './http/responses';
-import { isRecord } from '../src/shared/guards';
-import { generateKey } from './http/sdk-keys';
-import { flagViolation } from './validation/flag';
-import { checkSnapshotStructure } from './validation/snapshot-structure';
-import type { FlagSnapshot } from '../src/snapshot/snapshot-types';
-import type { ControlChange, ControlStore, PublishOutcome } from './stores/contracts';
-import type { WorkingCopy } from './stores/working-copy';
-import { applyChange } from './stores/working-copy';
-import type { KeyKind, KeyRecord, StoredTraits } from './stores/records';
-import type { StreamGateway } from './stream/gateway';
-import { CLOSE_CODES } from './stream/messages';
+import { RouteError } from '../http/responses';
+import { isRecord } from '../../src/shared/guards';
+import { generateKey } from '../http/sdk-keys';
+import { flagViolation } from '../validation/flag';
+import { checkSnapshotStructure } from '../validation/snapshot-structure';
+import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
+import type { ControlChange, ControlStore, PublishOutcome } from '../stores/contracts';
+import type { WorkingCopy } from '../stores/working-copy';
+import { applyChange } from '../stores/working-copy';
+import type { KeyKind, KeyRecord, StoredTraits } from '../stores/records';
+import type { StreamGateway } from '../stream/gateway';
+import { CLOSE_CODES } from '../stream/messages';
 
 /**
  * What the admin API and the programmatic API can do; both share these checks. Each write goes
