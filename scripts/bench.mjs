@@ -90,8 +90,7 @@ const clientOptions = (bootstrap, extra) => ({
   baseUrl: BASE_URL,
   bootstrap,
   transport,
-  persist: false,
-  syncTabs: false,
+  // Default options otherwise: in Node, no tab sync and no localStorage cache (a page's defaults).
   pollInterval: 0,
   ...extra,
 });
@@ -203,7 +202,7 @@ async function initToReady({ createClient }) {
   return [
     row('init→ready, 100 flags, events on', samples.on),
     row('init→ready, 100 flags, events off', samples.off),
-    // The default in browsers; Node 20 has a BroadcastChannel too, so a server pays for it.
+    // The default in a browser page, asked for here: what a page pays for it.
     row('init→ready, 100 flags, tab sync on', samples.tabs),
   ];
 }

@@ -6,6 +6,7 @@ import { createMachineShell, type HandedEffect, type MachineShell } from './mach
 import { openSnapshotSources } from './machine/snapshot-sources';
 import { resolveOptions, type ClientOptions, type FlagDefaults } from './options';
 import { watchActivity } from './platform/activity';
+import { inPage } from './platform/in-page';
 import { watchPageExit } from './platform/page-exit';
 import { createClientReads, type ClientReads } from './reads/client-reads';
 import { viewSources } from './reads/view-sources';
@@ -38,7 +39,9 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const events = options.events === false ? null : createEventSender(Object.assign({}, config, { http: createHttpClient(config, page.exits), report: toApp }));
   const errors = createErrorChannel(toApp, events);
   const { report } = errors;
-  const storage = options.cache ?? (options.persist === false ? undefined : browserStorage());
+  // Tab sync and the localStorage cache are a page's: elsewhere they are off unless asked for.
+  const browserPage = inPage();
+  const storage = options.cache ?? ((options.persist ?? browserPage) ? browserStorage() : undefined);
   const keyFingerprint = fingerprint(config.sdkKey);
   const listeners = createSubscribable<ChangeEvent>((cause) => errors.threw('a subscribe listener', cause));
 
@@ -86,7 +89,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   }
 
   identity.loadAnonymousId();
-  const sources = openSnapshotSources(options, storage, keyFingerprint, dispatch, report);
+  const sources = openSnapshotSources(options.bootstrap, options.storageKey, options.syncTabs ?? browserPage, storage, keyFingerprint, dispatch, report);
   const stream = createStreamLink(Object.assign({}, config, { transport: options.streamTransport, lastKnownVersion: () => shell.state().status.version, dispatch, onError: report }));
   const activity = watchActivity(options, (current) => dispatch({ type: 'activity', activity: current }));
   dispatch({ type: 'start', activity: activity.current() });

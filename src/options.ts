@@ -58,7 +58,10 @@ export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   remoteTraits?: boolean;
   /** Stable anonymous id, the bucketing key while no `userId` is set. */
   anonymousId?: string;
-  /** Browsers: persist the snapshot in `cache` (localStorage by default). @default true */
+  /**
+   * Persist the snapshot and the anonymous id in `localStorage` when no `cache` is given.
+   * @default true in a browser page (a `document` and a `window`), false elsewhere
+   */
   persist?: boolean;
   /** Storage key of the persisted snapshot. @default `flagplane:snapshot:<key fingerprint>` */
   storageKey?: string;
@@ -72,7 +75,10 @@ export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   visibilitySource?: VisibilitySource;
   /** Where connectivity comes from (React Native: wrap NetInfo). @default `navigator.onLine` */
   onlineSource?: OnlineSource;
-  /** Share accepted snapshots with other tabs of the same origin (BroadcastChannel). @default true */
+  /**
+   * Share accepted snapshots with other tabs of the same origin (BroadcastChannel).
+   * @default true in a browser page (a `document` and a `window`), false elsewhere
+   */
   syncTabs?: boolean;
   /**
    * Let a `svc_sdk_server_` key run where a `document` exists. Without it that is a

@@ -309,6 +309,8 @@ describe("docs/client.md: ready() resolves with source network, cache, bootstrap
       transport: async () => jsonResponse(200, snapshotOf(3, { a: 1 }), { etag: '"snapshot-3"' }),
       events: false,
       anonymousId: 'a',
+      // Two "tabs" in one Node process: tab sync is a page's default, asked for here.
+      syncTabs: true,
       readyTimeout: 0,
       scheduler: { ...defaultScheduler, random: () => 0 },
     });
@@ -318,6 +320,7 @@ describe("docs/client.md: ready() resolves with source network, cache, bootstrap
       transport: (request) => new Promise((resolve) => request.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }))),
       events: false,
       anonymousId: 'b',
+      syncTabs: true,
     });
     try {
       const result = await waiting.ready();

@@ -6,12 +6,6 @@ import { openSnapshotCache, type CachedSnapshot } from '../storage/snapshot-cach
 import type { StorageAdapter } from '../storage/storage-types';
 import type { MachineEvent } from './transition';
 
-export interface SnapshotSourceOptions {
-  bootstrap?: FlagSnapshot;
-  storageKey?: string;
-  syncTabs?: boolean;
-}
-
 /**
  * The snapshots a client gets from elsewhere than the network: the bootstrap and the cache
  * (at once, synchronously where the storage is), and other tabs (as they come). Each is
@@ -19,7 +13,9 @@ export interface SnapshotSourceOptions {
  * fetched from the network goes: the cache and the other tabs.
  */
 export function openSnapshotSources(
-  options: SnapshotSourceOptions,
+  bootstrap: FlagSnapshot | undefined,
+  storageKey: string | undefined,
+  syncTabs: boolean,
   /** The durable cache, if any. */
   storage: StorageAdapter | undefined,
   /** Of the SDK key: names the cache record's owner and the tabs' channel. */
@@ -32,10 +28,10 @@ export function openSnapshotSources(
     if ('error' in found) report(found.error);
     else dispatch({ type: 'snapshot-received', snapshot: found.snapshot, etag: found.etag ?? null, source });
   };
-  if (options.bootstrap) offer('bootstrap', checkSnapshot(options.bootstrap, 'bootstrap'));
-  const storageKey = options.storageKey ?? `flagplane:snapshot:${keyFingerprint}`;
-  const persist = storage && openSnapshotCache(storage, storageKey, keyFingerprint, (cached) => offer('cache', cached), report);
-  const tabs = options.syncTabs === false ? null : createTabSync(`flagplane:${keyFingerprint}`, (message) => offer('tab', message));
+  if (bootstrap) offer('bootstrap', checkSnapshot(bootstrap, 'bootstrap'));
+  const key = storageKey ?? `flagplane:snapshot:${keyFingerprint}`;
+  const persist = storage && openSnapshotCache(storage, key, keyFingerprint, (cached) => offer('cache', cached), report);
+  const tabs = syncTabs ? createTabSync(`flagplane:${keyFingerprint}`, (message) => offer('tab', message)) : null;
   return {
     /** Keeps a snapshot fetched from the network and shares it with the other tabs. */
     keep(fetched: CachedSnapshot): void {

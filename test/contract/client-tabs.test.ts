@@ -10,13 +10,16 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
-/** Two "tabs": two clients of the same key in one process share a BroadcastChannel (Node 20 has one). */
+/**
+ * Two "tabs": two clients of the same key in one process share a BroadcastChannel (Node 20 has
+ * one). Tab sync is on by default in a page only: these clients ask for it.
+ */
 describe('tabs', () => {
   it('a newer snapshot accepted by one tab reaches the other without a fetch of its own, under version gating', async () => {
     let served = snapshotOf(1, { a: 'v1' });
     const first = createFakeTransport(() => jsonResponse(200, served, { etag: `"snapshot-${served.version}"` }));
     const second = createFakeTransport(() => jsonResponse(200, snapshotOf(1, { a: 'v1' }), { etag: '"snapshot-1"' }));
-    const options = { sdkKey: 'svc_sdk_client_tabs_key_0001', baseUrl: 'https://flags.test', pollInterval: 0, events: false, persist: false };
+    const options = { sdkKey: 'svc_sdk_client_tabs_key_0001', baseUrl: 'https://flags.test', pollInterval: 0, events: false, persist: false, syncTabs: true };
     const tabA = createClient({ ...options, transport: first.transport });
     const tabB = createClient({ ...options, transport: second.transport });
     clients.push(tabA, tabB);
