@@ -47,9 +47,20 @@ export function createHttpClient(
   const { transport, scheduler, requestTimeout } = options;
   /** Each request in flight, by its controller: the function that settles it as aborted. */
   const inFlight = new Map<AbortController, () => void>();
+  /**
+   * Aborts a request in flight; a settled one is left alone. Request-scoped runtimes
+   * (Cloudflare Workers) throw when one request touches another's I/O: the request is
+   * settled as aborted all the same, and no caller (`refresh()`, `close()`) sees a throw.
+   */
   const abort = (controller: AbortController) => {
-    inFlight.get(controller)?.();
-    controller.abort();
+    const settle = inFlight.get(controller);
+    if (!settle) return;
+    settle();
+    try {
+      controller.abort();
+    } catch {
+      // Not ours to touch from here; the request already counts as aborted.
+    }
   };
   return {
     async send(route, request = {}, controller = new AbortController()) {
