@@ -1,14 +1,15 @@
+import { clientMethods } from './client-methods';
 import type { ChangeEvent, FlagsClient } from './client-types';
-import { createIdentity, type Identity } from './context/identity';
-import { createEventSender, type EventSender } from './events/event-sender';
+import { createIdentity } from './context/identity';
+import { createEventSender } from './events/event-sender';
 import { createHttpClient } from './http/http-client';
-import { createMachineShell, type HandedEffect, type MachineShell } from './machine/machine-shell';
+import { createMachineShell, type HandedEffect } from './machine/machine-shell';
 import { openSnapshotSources } from './machine/snapshot-sources';
 import { resolveOptions, type ClientOptions, type FlagDefaults } from './options';
 import { watchActivity } from './platform/activity';
 import { inPage } from './platform/in-page';
 import { watchPageExit } from './platform/page-exit';
-import { createClientReads, type ClientReads } from './reads/client-reads';
+import { createClientReads } from './reads/client-reads';
 import { viewSources } from './reads/view-sources';
 import { createErrorChannel, guardOnError } from './shared/error-channel';
 import { fingerprint } from './shared/fingerprint';
@@ -94,42 +95,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   const activity = watchActivity(options, (current) => dispatch({ type: 'activity', activity: current }));
   dispatch({ type: 'start', activity: activity.current() });
 
-  const client = clientApi(shell, reads, identity, events, listeners.subscribe);
+  const client = clientMethods(shell, reads, identity, events, listeners.subscribe);
   viewSources.set(client, { scope: reads.scope, identity, readsFor: reads.readsFor });
   return client as unknown as FlagsClient<D>;
-}
-
-/** The client's methods over its parts. */
-function clientApi(
-  shell: MachineShell,
-  reads: ClientReads,
-  identity: Identity,
-  events: EventSender | null,
-  subscribe: FlagsClient['subscribe'],
-): FlagsClient {
-  const { dispatch } = shell;
-  return {
-    ready: shell.ready,
-    get: reads.own.get,
-    getDetails: reads.own.getDetails,
-    getAll: reads.own.getAll,
-    getStatus: () => shell.state().status,
-    getContext: identity.context,
-    setContext: identity.setContext,
-    setOverrides: (values) => void (shell.closed() || reads.setOverrides(values)),
-    identify: identity.identify,
-    async flush() {
-      await events?.flush();
-    },
-    subscribe,
-    refresh() {
-      dispatch({ type: 'refresh' });
-      // Offline, no request is made: nothing to wait for.
-      return shell.offline() ? Promise.resolve() : shell.fetched();
-    },
-    async close() {
-      dispatch({ type: 'close' });
-      await events?.close();
-    },
-  };
 }
