@@ -2,6 +2,7 @@ import { RouteError } from '../http/responses';
 import { isRecord } from '../../src/shared/guards';
 import { generateKey } from '../http/sdk-keys';
 import { flagViolation } from '../validation/flag';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../validation/json-depth';
 import { checkSnapshotStructure } from '../validation/snapshot-structure';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import type { ControlChange, ControlStore, PublishOutcome } from '../stores/contracts';
@@ -40,14 +41,18 @@ export interface FlagChange {
 
 /**
  * A JSON copy of what is to be stored, so that everything stored can be served: a value JSON
- * cannot hold (a BigInt, a cycle, nesting deeper than the stack) is a 400, and nothing moves.
+ * cannot hold (a BigInt, a cycle) or nested deeper than `MAX_JSON_DEPTH` is a 400, and nothing
+ * moves.
  */
 function jsonCopy<T>(value: T, what: string): T {
+  let copy: T;
   try {
-    return JSON.parse(JSON.stringify(value)) as T;
+    copy = JSON.parse(JSON.stringify(value)) as T;
   } catch (error) {
     throw new RouteError(400, 'invalid_request', `${what} cannot be stored as JSON: ${(error as Error).message}`);
   }
+  if (nestsDeeperThan(copy, MAX_JSON_DEPTH)) throw new RouteError(400, 'invalid_request', `${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return copy;
 }
 
 /** protocol.md §9: flag keys are identifiers, as in events. */

@@ -308,6 +308,19 @@ describe('stored values the admin listings cannot serialise', () => {
     expect((await errorOf(response)).code).toBe('invalid_request');
   });
 
+  it('takes traits nested to 1,000 levels and answers one level more with a 400 that names the bound, on every Node', async () => {
+    const internal = vi.fn();
+    const server = await servers.start({ onInternalError: internal });
+    const put = (depth: number) =>
+      call(server, '/admin/v1/environments/production/traits/u-8', { key: server.adminToken, method: 'PUT', rawBody: `{"plan":${deepJson(depth)}}` });
+    // The traits object is one level, the arrays the rest.
+    expect((await put(999)).status).toBeLessThan(300);
+    const refused = await put(1000);
+    expect(refused.status).toBe(400);
+    expect(await errorOf(refused)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('deeper than 1000 levels') });
+    expect(internal).not.toHaveBeenCalled();
+  });
+
   it('answers a trait overlay nested too deep to copy with a 4xx, not 500', async () => {
     const internal = vi.fn();
     const server = await servers.start({ onInternalError: internal });
