@@ -1,5 +1,6 @@
 import type { ChangeEvent, FlagsClient } from '../src/client-types';
-import { FlagplaneError, messageOf } from '../src/shared/errors';
+import type { FlagplaneError } from '../src/shared/errors';
+import { createErrorChannel, guardOnError } from '../src/shared/error-channel';
 import type { EvaluationContext } from '../src/evaluation/evaluation-types';
 import { noContext } from '../src/reads/flag-values';
 import { overridesOf } from '../src/reads/overrides';
@@ -64,16 +65,9 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
   const served = createServedFlags(snapshot, context);
   let status: ClientStatus = { status: 'ready', connection: 'polling', source: 'bootstrap', version: snapshot.version, error: null };
   const ready = Promise.resolve<ReadyResult>({ status: 'ready', source: 'bootstrap' });
-  const report = (error: FlagplaneError) => {
-    try {
-      options.onError?.(error);
-    } catch {
-      // The test's own error handler failed; there is nowhere left to report it.
-    }
-  };
-  const listeners = createSubscribable<ChangeEvent>((cause) =>
-    report(new FlagplaneError('listener', `a subscribe listener threw: ${messageOf(cause)}`, cause)),
-  );
+  // The client's own error channel, without an event buffer: a test client records no events.
+  const { report, threw } = createErrorChannel(guardOnError(options.onError), null);
+  const listeners = createSubscribable<ChangeEvent>((cause) => threw('a subscribe listener', cause));
   // After close() every change is ignored, so no two readers can disagree (as createClient).
   const closed = () => status.connection === 'stopped';
 

@@ -32,7 +32,7 @@ export function createReadTracker(push: (event: DiagnosticEvent) => void) {
       mark.window = window;
     }
     const { key, reason, value, version, errorCode } = details;
-    // An unknown key's details are new at every read: remembering them would only grow `served`.
+    // An unknown key's details are new at every read: remembering them would only grow the set of combinations.
     if (errorCode === 'FLAG_NOT_FOUND') {
       if (isId(key) && isNew(unknownKeys, key)) push({ type: 'unregistered_flag', key });
       return;

@@ -8,11 +8,11 @@ import { viewSources, type ViewSource } from './view-sources';
 type FlagsOf<C> = C extends { readonly [flagTypes]?: infer D } ? Exclude<D, undefined> : FlagDefaults;
 
 /** The source of a client flagplane did not make (a hand-written mock): no snapshot, so every read is its fallback. */
-const noSource: ViewSource = {
+const noSource = (): ViewSource => ({
   scope: { snapshot: null, overrides: new Map() },
   identity: { bucketingKeyOf: (context) => context.userId! },
   readsFor: createReads(Object.create(null), null),
-};
+});
 
 /**
  * The flags of `client` evaluated for `context`, leaving the client's own context alone: a
@@ -25,7 +25,7 @@ const noSource: ViewSource = {
  * made, the view serves every read its fallback (reason `ERROR`, `PROVIDER_NOT_READY`).
  */
 export function forContext<C extends FlagsView<any>>(client: C, context: EvaluationContext): FlagsView<FlagsOf<C>> {
-  const source = viewSources.get(client) ?? noSource;
+  const source = viewSources.get(client) ?? noSource();
   const { snapshot, overrides } = source.scope;
   const viewContext = context ?? noContext();
   const user = source.identity.bucketingKeyOf(viewContext);

@@ -204,3 +204,16 @@ describe('server rendering with views (docs/client.md, Per-request evaluation)',
     expect(client.getStatus().status).toBe('initializing');
   });
 });
+
+describe('forContext(client, context) of a client flagplane did not make', () => {
+  it('serves every read its fallback, never throws, and keeps the context it was given', () => {
+    // A hand-written stand-in with the client's shape, as an app's own mock might be.
+    const mock = { get: () => 'mocked', getDetails: () => ({}), getAll: () => ({}), getContext: () => ({}) } as unknown as FlagsClient;
+    const context = { userId: 'u1', attributes: { plan: 'pro' } };
+    const view = forContext(mock, context);
+    expect(view.get('banner', 'fallback')).toBe('fallback');
+    expect(view.getDetails('banner', 'fallback')).toEqual({ key: 'banner', value: 'fallback', reason: 'ERROR', variation: null, version: null, errorCode: 'PROVIDER_NOT_READY' });
+    expect(view.getAll()).toEqual({});
+    expect(view.getContext()).toBe(context);
+  });
+});
