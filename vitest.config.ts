@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+// Node 25 and later define a global `localStorage` (undefined without --localstorage-file)
+// that hides the DOM environment's own; Node 20 rejects the flag that turns it off.
+const nodeMajor = Number(process.versions.node.split('.')[0]);
 
 export default defineConfig({
   // Tests that import the package by name, as an app does, get the sources (like the
@@ -22,5 +25,6 @@ export default defineConfig({
     testTimeout: 15000,
     hookTimeout: 15000,
     pool: 'forks',
+    execArgv: nodeMajor >= 25 ? ['--no-experimental-webstorage'] : [],
   },
 });

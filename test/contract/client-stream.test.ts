@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { openWebSocket, webSocketTransport } from '../../adapters/websocket';
 import { openWs, wsTransport } from '../../adapters/ws';
 import { demoConfig, startReferenceServer } from '../../reference-server/index';
 import { createClient } from '../../src/client';
 import type { FlagplaneError } from '../../src/shared/errors';
+import type { SocketOpener } from '../../src/stream/socket-types';
 import { defineStreamTransport, type StreamTransport } from '../../src/stream/stream-transport';
 import { useReferenceServer } from '../helpers/reference-server';
 import { snapshotOf } from '../helpers/snapshots';
@@ -12,16 +14,20 @@ const reference = useReferenceServer();
 const TEN_MINUTES = 600_000;
 
 
-function countingTransport() {
+function countingTransport(open: SocketOpener) {
   const counter = { opened: 0 };
   const transport: StreamTransport = defineStreamTransport((url, options, handlers) => {
     counter.opened++;
-    return openWs(url, options, handlers);
+    return open(url, options, handlers);
   });
   return { transport, counter };
 }
 
-function start(sdkKey: string, streamTransport: StreamTransport = wsTransport) {
+// Node 22 and later have a global WebSocket, which apps there use instead of `ws`.
+const transports: Array<[string, StreamTransport, SocketOpener]> = [['ws', wsTransport, openWs]];
+if (typeof WebSocket == 'function') transports.push(['the global WebSocket', webSocketTransport, openWebSocket]);
+
+function start(sdkKey: string, streamTransport: StreamTransport) {
   const errors: FlagplaneError[] = [];
   const client = createClient({
     sdkKey,
@@ -35,9 +41,9 @@ function start(sdkKey: string, streamTransport: StreamTransport = wsTransport) {
   return { client, errors };
 }
 
-describe('the client stream against the reference server (real WebSockets)', () => {
+describe.each(transports)('the client stream against the reference server (real WebSockets, %s)', (_name, transport, open) => {
   it('sees a published change through the stream, long before the next poll', async () => {
-    const { client } = start(await reference.server.createKey('production', 'server'));
+    const { client } = start(await reference.server.createKey('production', 'server'), transport);
     await client.ready();
     await waitFor(() => client.getStatus().connection === 'streaming', 5000, 'streaming');
     const { version } = await reference.server.publish('production', snapshotOf(0, { pushed: 'through the stream' }));
@@ -47,7 +53,7 @@ describe('the client stream against the reference server (real WebSockets)', () 
 
   it('reconnects after the server restarts on the same port and catches up', async () => {
     // A key of the demo config, so that the restarted server knows it too.
-    const { client } = start('svc_sdk_server_demo_prod_0001');
+    const { client } = start('svc_sdk_server_demo_prod_0001', transport);
     await client.ready();
     await waitFor(() => client.getStatus().connection === 'streaming', 5000, 'streaming');
     const port = reference.server.port;
@@ -65,15 +71,15 @@ describe('the client stream against the reference server (real WebSockets)', () 
   it('revoking the key closes the stream and stops reconnects; reads keep the snapshot', async () => {
     const key = await reference.server.createKey('production', 'client');
     reference.server.publish('production', snapshotOf(0, { kept: 'value' }));
-    const { transport, counter } = countingTransport();
-    const { client, errors } = start(key, transport);
+    const counting = countingTransport(open);
+    const { client, errors } = start(key, counting.transport);
     await client.ready();
     await waitFor(() => client.getStatus().connection === 'streaming', 5000, 'streaming');
     reference.server.revokeKey(key);
     await waitFor(() => errors.some((error) => error.code === 'stream'), 5000, 'a stream error');
     expect(client.getStatus().connection).toBe('polling');
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(counter.opened).toBe(1);
+    expect(counting.counter.opened).toBe(1);
     expect(client.get('kept')).toBe('value');
   });
 });
