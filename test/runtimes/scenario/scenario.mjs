@@ -3,7 +3,8 @@
 // that needs only `console.log`, so any runtime can run it. It prints one JSON line per step;
 // the Node-side driver (../runtime-driver.ts) asserts what they say.
 //
-// Settings, from the environment (Deno.env, else process.env):
+// Settings, from the environment (Deno.env, else process.env; a runtime with neither, such as
+// Hermes, can define them as the object globalThis.FLAGPLANE_SCENARIO_SETTINGS before this runs):
 //   FLAGPLANE_BASE_URL    the reference server's base URL (required)
 //   FLAGPLANE_SDK_KEY     the client key (required)
 //   FLAGPLANE_STREAM_URL  the stream's origin: connect the stream and wait for a publish
@@ -18,13 +19,14 @@ const MATCHING_CONTEXT = { userId: 'runtime-enterprise', attributes: { plan: 'en
 const FALLTHROUGH_CONTEXT = { userId: 'runtime-free', attributes: { plan: 'free' } };
 
 function setting(name) {
-  const value = globalThis.Deno ? globalThis.Deno.env.get(name) : globalThis.process?.env[name];
+  const { Deno, FLAGPLANE_SCENARIO_SETTINGS: injected, process } = globalThis;
+  const value = injected ? injected[name] : Deno ? Deno.env.get(name) : process?.env[name];
   return value === '' ? undefined : value;
 }
 
 const print = (step, observed = {}) => console.log(JSON.stringify({ step, ...observed }));
 
-/** How many keys the runtime's own localStorage holds, or null where it has none (Bun, Node). */
+/** How many keys the runtime's own localStorage holds, or null where it has none (Bun). */
 function storedKeys() {
   try {
     return typeof localStorage == 'undefined' ? null : localStorage.length;
