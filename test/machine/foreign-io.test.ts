@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createClient } from '../../src/client';
-import type { HttpRequest, HttpResult } from '../../src/http/http-types';
-import type { FlagplaneError } from '../../src/shared/errors';
-import { defaultScheduler } from '../../src/shared/scheduler';
+import type { ClientOptions } from '../../src/options';
 import { defineStreamTransport } from '../../src/stream/stream-transport';
-import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
+import { harness } from '../helpers/client-harness';
+import { jsonResponse, type Reply } from '../helpers/fake-transport';
 import { snapshotOf } from '../helpers/snapshots';
 
 /**
@@ -16,33 +14,15 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** A transport whose requests wait until `answer()`; every one is recorded. */
-function heldTransport() {
-  const pending: Array<{ request: HttpRequest; settle(result: HttpResult): void }> = [];
-  const transport = (request: HttpRequest) => new Promise<HttpResult>((settle) => pending.push({ request, settle }));
-  const answer = (index: number, version: number) =>
-    pending[index]!.settle({ kind: 'response', status: 200, header: (name) => (name === 'etag' ? `"v${version}"` : null), body: JSON.stringify(snapshotOf(version, { a: version })) });
-  return { transport, pending, answer };
-}
-
-function foreignClient(extra: Record<string, unknown> = {}) {
+/** A client whose requests wait until `answer(index, version)`; every `abort()` throws. */
+function foreignClient(extra: Partial<ClientOptions> = {}) {
   vi.spyOn(AbortController.prototype, 'abort').mockImplementation(() => {
     throw new Error('Cannot perform I/O on behalf of a different request');
   });
-  const held = heldTransport();
-  const errors: FlagplaneError[] = [];
-  const client = createClient({
-    sdkKey: CLIENT_KEY,
-    baseUrl: BASE_URL,
-    transport: held.transport,
-    scheduler: { ...defaultScheduler, random: () => 0 },
-    onError: (error) => errors.push(error),
-    events: false,
-    syncTabs: false,
-    requestTimeout: 0,
-    ...extra,
-  });
-  return { client, errors, ...held };
+  const pending: Array<(reply: Reply) => void> = [];
+  const h = harness(() => new Promise<Reply>((settle) => pending.push(settle)), { requestTimeout: 0, ...extra });
+  const answer = (index: number, version: number) => pending[index]!(jsonResponse(200, snapshotOf(version, { a: version }), { etag: `"v${version}"` }));
+  return { ...h, pending, answer };
 }
 
 describe('I/O another request owns (Cloudflare Workers)', () => {
