@@ -67,17 +67,20 @@ export async function startWorker(script: string, compatibilityDate: string, bin
 }
 
 /**
- * A proxy in front of the reference server that holds each snapshot request `delayMs`
- * (settable), so that a request's fetch is still in flight when a later request comes.
+ * A proxy in front of the reference server that counts snapshot requests and holds each one
+ * `delayMs` (settable), so that a request's fetch is still in flight when a later request comes.
  */
-export async function slowProxy(target: string): Promise<{ url: string; delayMs: number; close(): Promise<void> }> {
+export async function slowProxy(target: string): Promise<{ url: string; delayMs: number; snapshotRequests: number; close(): Promise<void> }> {
   const proxy = {
     url: '',
     delayMs: 0,
+    snapshotRequests: 0,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((incoming, outgoing) => {
-    const delay = incoming.url?.startsWith('/sdk/v1/snapshot') ? proxy.delayMs : 0;
+    const snapshot = incoming.url?.startsWith('/sdk/v1/snapshot');
+    if (snapshot) proxy.snapshotRequests++;
+    const delay = snapshot ? proxy.delayMs : 0;
     setTimeout(() => {
       const upstream = forward(target + incoming.url, { method: incoming.method, headers: incoming.headers }, (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
