@@ -1,6 +1,13 @@
 import type { HttpTransport } from './http-types';
 
 /**
+ * What requests outside browsers add: `no-store`, until the runtime rejects the field
+ * (Cloudflare Workers before compatibility date 2024-11-11: "The 'cache' field on
+ * 'RequestInitializerDict' is not implemented"); then nothing, for the rest of the process.
+ */
+let noStore: 'no-store' | undefined = 'no-store';
+
+/**
  * An {@link HttpTransport} on the platform's global `fetch`, resolved at call time.
  *
  * In a page or a worker the browser's HTTP cache revalidates the snapshot itself (the server
@@ -9,7 +16,8 @@ import type { HttpTransport } from './http-types';
  * CORS preflight cache and costs a second round trip every time (protocol.md §10). A
  * revalidated answer arrives as a 200 carrying the ETag the client holds; it is reported as
  * the 304 it was. Elsewhere (Node, React Native) nothing caches: the client's own
- * `If-None-Match` goes out, with `no-store` so that no cache can turn a 304 into a 200.
+ * `If-None-Match` goes out, with `no-store` so that no cache can turn a 304 into a 200
+ * (where the runtime has the field).
  */
 export const fetchTransport: HttpTransport = async (request) => {
   const { 'if-none-match': etag, ...headers } = request.headers;
@@ -17,13 +25,15 @@ export const fetchTransport: HttpTransport = async (request) => {
   const browser = scope.document || scope.importScripts;
   try {
     // `fetch` ignores the extra `url` member.
-    const response = await fetch(request.url, browser ? { ...request, headers } : { ...request, cache: 'no-store' });
+    const response = await fetch(request.url, browser ? { ...request, headers } : { ...request, cache: noStore });
     const header = (name: string) => response.headers.get(name);
     // A 304's body is never read: the body of a revalidated 200 is left as it is.
     const status = browser && etag && header('etag') === etag ? 304 : response.status;
     return { kind: 'response', status, header, body: await response.text() };
   } catch (cause) {
     if (request.signal.aborted) return { kind: 'aborted' };
+    // Rejected before any I/O: sent again, without the field.
+    if (noStore && /'cache'/.test(cause as string)) return (noStore = undefined), fetchTransport(request);
     // Chromium fails the requests of a page that goes away just before `pagehide`, and an
     // app's listener may run before the client's: answering a task later lets the client see
     // the page go first. A page that is gone never runs this task; that is fine too.

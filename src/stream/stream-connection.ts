@@ -19,6 +19,13 @@ export interface StreamConnectionOptions {
   onConnectionChange(connection: StreamConnectionState): void;
   /** Every stream failure (protocol.md §6.4); the stream carries on unless it reports `stopped`. */
   onError(error: StreamError): void;
+  /**
+   * How long the socket may take to open, then the server to send `connected`, before the
+   * attempt counts as failed (reported, then a reconnect with backoff); 0 for 30 s. The client
+   * passes its `requestTimeout`.
+   * @default 30000
+   */
+  requestTimeout?: number;
 }
 
 /** What the client passes when it opens the stream: everything but the socket opener, which the transport brings. */
@@ -62,7 +69,7 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
   const { scheduler } = options;
   const url = streamEndpoint(options.streamUrl);
   const protocols = ['flagplane.v1', 'flagplane.key.' + options.sdkKey];
-  let state = initialStreamState;
+  let state = { ...initialStreamState, handshakeMs: options.requestTimeout || 30_000 };
   let socket: StreamSocket | undefined;
   // The one timer: the reconnect delay and the silence window are never pending together.
   let timer: unknown;
@@ -96,7 +103,10 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
       // Forgotten first: a socket whose close() fires its close event at once must find it gone.
       const closing = socket;
       socket = undefined;
-      closing?.close(1000);
+      // A socket another request's I/O owns (Cloudflare Workers) throws on close: dropped all the same.
+      try {
+        closing?.close(1000);
+      } catch {}
     } else if (!socket) open();
     if (step.send) socket?.send(JSON.stringify(step.send));
     if (step.notify) options.onNotify(step.notify.kind, step.notify.version);

@@ -20,6 +20,11 @@ export interface StreamState {
   readonly attempt: number;
   /** From the last `connected` (15000 before one); the silence window is twice this. */
   readonly heartbeatMs: number;
+  /**
+   * How long the upgrade, then the `connected` frame, may each take: the client's
+   * `requestTimeout`. A proxy (or a runtime) that holds the upgrade is a failure, not a wait.
+   */
+  readonly handshakeMs: number;
 }
 
 export type StreamNotifyKind = 'updated' | 'resync';
@@ -69,8 +74,8 @@ export interface StreamStep {
   readonly report?: StreamError;
 }
 
-/** Before the first socket: connecting, no reconnects yet, the protocol's default heartbeat. */
-export const initialStreamState: StreamState = { connection: 'connecting', attempt: 0, heartbeatMs: 15_000 };
+/** Before the first socket: connecting, no reconnects yet, the protocol's default heartbeat, a 30 s handshake. */
+export const initialStreamState: StreamState = { connection: 'connecting', attempt: 0, heartbeatMs: 15_000, handshakeMs: 30_000 };
 
 /** The members of server frames the client reads; each is checked before use. */
 interface ServerFrame {
@@ -81,11 +86,16 @@ interface ServerFrame {
   ts?: unknown;
 }
 
-/** Any frame proves the connection alive: the silence window starts again. */
-const alive = (state: StreamState): StreamStep => ({ state, timer: 2 * state.heartbeatMs });
+/**
+ * Any frame proves the connection alive: the silence window starts again. Until `connected`,
+ * the handshake's window: the socket opening and the first frame each get `handshakeMs`.
+ */
+const alive = (state: StreamState): StreamStep => ({ state, timer: windowOf(state) });
 
-// Connecting: the shell opens a socket. Silence is armed before it opens, so a handshake that
-// hangs counts as silence.
+/** The silence window; until `connected`, the handshake's. */
+const windowOf = (state: StreamState) => (state.connection === 'connecting' ? state.handshakeMs : 2 * state.heartbeatMs);
+
+// Connecting: the shell opens a socket, and the handshake's window starts.
 const connect = (state: StreamState): StreamStep => alive({ ...state, connection: 'connecting' });
 
 const stop = (state: StreamState, report?: StreamError): StreamStep => ({ state: { ...state, connection: 'stopped' }, timer: null, report });
@@ -107,7 +117,7 @@ function onFrame(state: StreamState, data: string, random: number, lastKnownVers
   }
   if (type === 'connected') {
     return {
-      ...alive({ connection: 'streaming', attempt: 0, heartbeatMs: typeof heartbeatMs == 'number' && heartbeatMs > 0 ? heartbeatMs : state.heartbeatMs }),
+      ...alive({ ...state, connection: 'streaming', attempt: 0, heartbeatMs: typeof heartbeatMs == 'number' && heartbeatMs > 0 ? heartbeatMs : state.heartbeatMs }),
       send: { type: 'subscribe', environmentId: environmentId as string, lastKnownVersion },
     };
   }
@@ -149,7 +159,8 @@ export function streamTransition(state: StreamState, event: StreamEvent, random:
     case 'open-failed':
       return stop(state, new StreamError(null, `cannot open: ${messageOf(event.cause)}`, event.cause));
     case 'timer':
-      return state.connection === 'reconnecting' ? connect(state) : reconnect(state, random, new StreamError(null, `silent for ${2 * state.heartbeatMs} ms`));
+      if (state.connection === 'reconnecting') return connect(state);
+      return reconnect(state, random, new StreamError(null, `silent for ${windowOf(state)} ms`));
     case 'stop':
       return stop(state);
   }

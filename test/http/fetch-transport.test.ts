@@ -192,3 +192,37 @@ describe('fetchTransport on odd fetch behaviour', () => {
     await client.close();
   });
 });
+
+describe('fetchTransport where the runtime rejects the cache field (Cloudflare Workers before 2024-11-11)', () => {
+  it('sends the request again without it, and every later one without it', async () => {
+    vi.resetModules();
+    // A fresh module: which runtime rejects the field is remembered for the process.
+    const { fetchTransport: fresh } = await import('../../src/http/fetch-transport');
+    const inits: RequestInit[] = [];
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      inits.push(init);
+      // What workerd throws, an Error (not a TypeError), before any I/O.
+      if ('cache' in init && init.cache !== undefined) throw new Error("The 'cache' field on 'RequestInitializerDict' is not implemented.");
+      return new Response('{"version":4}', { status: 200, headers: { etag: ETAG } });
+    });
+    expect(await fresh(request({ 'if-none-match': ETAG }))).toMatchObject({ kind: 'response', status: 200 });
+    expect(await fresh(request({ 'if-none-match': ETAG }))).toMatchObject({ kind: 'response', status: 200 });
+    expect(inits.map((init) => init.cache)).toEqual(['no-store', undefined, undefined]);
+    // The client's own If-None-Match still goes out.
+    expect(inits[2]!.headers).toMatchObject({ 'if-none-match': ETAG });
+  });
+
+  it('any other failure is a network error, sent once, and keeps no-store', async () => {
+    vi.resetModules();
+    const { fetchTransport: fresh } = await import('../../src/http/fetch-transport');
+    const inits: RequestInit[] = [];
+    const cause = new TypeError('fetch failed');
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      inits.push(init);
+      throw cause;
+    });
+    expect(await fresh(request())).toEqual({ kind: 'network-error', cause });
+    expect(await fresh(request())).toEqual({ kind: 'network-error', cause });
+    expect(inits.map((init) => init.cache)).toEqual(['no-store', 'no-store']);
+  });
+});

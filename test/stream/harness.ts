@@ -75,6 +75,8 @@ export interface RecordOptions {
   version?: number | null;
   /** Runs inside every callback, after it was recorded (e.g. to call close() from there). */
   onCallback?: (recorded: Recorded) => void;
+  /** The handshake's window, as the client passes it; none gives the stream's 30 s. */
+  requestTimeout?: number;
 }
 
 /** A stream connection whose callbacks are recorded in one ordered log. */
@@ -98,6 +100,7 @@ export function recordStream(options: RecordOptions) {
     onNotify: (kind, v) => record({ type: 'notify', kind, version: v }),
     onConnectionChange: (c) => record({ type: 'connection', connection: c }),
     onError: (error) => record({ type: 'error', error }),
+    requestTimeout: options.requestTimeout,
   };
   const connection: StreamConnection =
     typeof transport == 'function' ? createStreamConnection({ ...connectOptions, transport }) : transport.connect(connectOptions);

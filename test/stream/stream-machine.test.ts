@@ -3,7 +3,7 @@ import { StreamError } from '../../src/stream/stream-error';
 import { initialStreamState, streamTransition, type StreamEvent, type StreamState, type StreamStep } from '../../src/stream/stream-machine';
 
 const connecting = initialStreamState;
-const streaming: StreamState = { connection: 'streaming', attempt: 0, heartbeatMs: 1000 };
+const streaming: StreamState = { connection: 'streaming', attempt: 0, heartbeatMs: 1000, handshakeMs: 30_000 };
 const reconnecting: StreamState = { ...streaming, connection: 'reconnecting', attempt: 2 };
 const stopped: StreamState = { ...streaming, connection: 'stopped' };
 
@@ -33,15 +33,21 @@ const stopFrom = (state: StreamState, report?: unknown): StreamStep => ({
 type Row = [name: string, state: StreamState, event: StreamEvent, expected: StreamStep, lastKnownVersion?: number | null];
 
 const handshake: Row[] = [
-  ['start: connecting (the shell opens a socket) and the silence window (2 × 15000 before any connected)', connecting, { type: 'start' }, { state: connecting, timer: 30_000 }],
-  ['open (the socket opened) re-arms the silence window and sends nothing', connecting, { type: 'open' }, { state: connecting, timer: 30_000 }],
+  ['start: connecting (the shell opens a socket) and the handshake window', { ...connecting, handshakeMs: 10_000 }, { type: 'start' }, { state: { ...connecting, handshakeMs: 10_000 }, timer: 10_000 }],
+  ['open (the socket opened) re-arms the handshake window, for connected, and sends nothing', { ...connecting, handshakeMs: 10_000 }, { type: 'open' }, { state: { ...connecting, handshakeMs: 10_000 }, timer: 10_000 }],
   ['a ping before connected is not answered (the server would close with 4400)', connecting, message({ type: 'ping', ts: 5 }), { state: connecting, timer: 30_000 }],
+  [
+    'the timer before connected: the handshake failed, reconnect and report',
+    { ...connecting, handshakeMs: 10_000 },
+    { type: 'timer' },
+    reconnectFrom({ ...connecting, handshakeMs: 10_000 }, 1, 1000, reported(null, 'silent for 10000 ms')),
+  ],
   [
     'connected: streaming, heartbeat taken from it, exactly one subscribe with its environment',
     connecting,
     message({ type: 'connected', protocol: 1, environmentId: 'staging', version: 3, heartbeatMs: 500 }),
     {
-      state: { connection: 'streaming', attempt: 0, heartbeatMs: 500 },
+      state: { connection: 'streaming', attempt: 0, heartbeatMs: 500, handshakeMs: 30_000 },
       timer: 1000,
       send: { type: 'subscribe', environmentId: 'staging', lastKnownVersion: 7 },
     },
@@ -101,7 +107,7 @@ const closeRows: Row[] = [
   ['4403 stops for good and reports', streaming, closed(4403, 'the SDK key has been revoked'), stopFrom(streaming, reported(4403, 'the SDK key has been revoked'))],
   ['a transport error reconnects and reports', connecting, { type: 'error', cause: new Error('ECONNREFUSED') }, reconnectFrom(connecting, 1, 1000, reported(null, 'transport error'))],
   ['a transport that throws stops for good and reports', connecting, { type: 'open-failed', cause: new SyntaxError('bad url') }, stopFrom(connecting, reported(null, 'cannot open: bad url'))],
-  ['the reconnect timer: connecting (a new socket) and the silence window', reconnecting, { type: 'timer' }, { state: { ...reconnecting, connection: 'connecting' }, timer: 2000 }],
+  ['the reconnect timer: connecting (a new socket) and the handshake window', reconnecting, { type: 'timer' }, { state: { ...reconnecting, connection: 'connecting' }, timer: 30_000 }],
 ];
 
 const closeRequested: Row[] = (

@@ -81,11 +81,15 @@ describe('silence detection (2 × heartbeatMs)', () => {
     stream.connection.close();
   });
 
-  it('keeps the announced heartbeat across a reconnect until the next connected', async () => {
+  it('gives a reconnect the handshake window, then the announced heartbeat once connected again', async () => {
     const { fake, stream } = streamingWithHeartbeat(1000);
     fake.last.serverClose(1001);
     await vi.advanceTimersByTimeAsync(1000);
     expect(fake.sockets).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(fake.last.closeCalls).toEqual([]);
+    fake.last.open();
+    fake.last.receive({ type: 'connected', protocol: 1, environmentId: 'production', version: 1 });
     await vi.advanceTimersByTimeAsync(1999);
     expect(fake.last.closeCalls).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
