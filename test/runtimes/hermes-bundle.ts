@@ -3,6 +3,7 @@
  * resolve it (the `react-native` condition and main fields, the package from a built
  * `node_modules/flagplane`) and lowered by `@react-native/babel-preset`, as Metro transforms it.
  */
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -23,10 +24,23 @@ export const HERMES_BINARY = join(root, 'node_modules/hermes-engine-cli/linux64-
 
 export type HermesAvailability = { kind: 'run' } | { kind: 'skip' | 'fail'; message: string };
 
-/** Missing, the suite is skipped with one line — except with CI=true, where that fails. */
-export function hermesAvailability(env: NodeJS.ProcessEnv = process.env, exists = existsSync): HermesAvailability {
-  if (process.platform === 'linux' && process.arch === 'x64' && exists(HERMES_BINARY)) return { kind: 'run' };
-  const why = `test/runtimes/hermes: no runnable ${HERMES_BINARY} (hermes-engine-cli, linux x64)`;
+/** Whether a runnable copy of the binary answers `-version`. */
+function hermesStarts(): boolean {
+  const copy = hermesCopy();
+  try {
+    return spawnSync(copy.path, ['-version'], { timeout: 10_000 }).status === 0;
+  } finally {
+    copy.remove();
+  }
+}
+
+/**
+ * Whether the suite can run: the binary is there and starts. If not, the suite is skipped with
+ * one line — except with CI=true, where that is a failure.
+ */
+export function hermesAvailability(env: NodeJS.ProcessEnv = process.env, exists = existsSync, starts = hermesStarts): HermesAvailability {
+  if (exists(HERMES_BINARY) && starts()) return { kind: 'run' };
+  const why = `test/runtimes/hermes: ${HERMES_BINARY} (hermes-engine-cli) is missing or does not start on ${process.platform}-${process.arch}`;
   return env.CI === 'true' ? { kind: 'fail', message: `${why}, and CI=true` } : { kind: 'skip', message: `${why}; skipping the Hermes suite` };
 }
 

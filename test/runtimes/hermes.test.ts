@@ -49,9 +49,12 @@ describe('the React Native example in the docs', () => {
 });
 
 describe('whether the Hermes suite runs', () => {
-  it('is skipped without the binary, and fails instead with CI=true', () => {
+  it('is skipped when the binary is missing or does not start, and fails instead with CI=true', () => {
     expect(hermesAvailability({}, () => false).kind).toBe('skip');
+    expect(hermesAvailability({}, () => true, () => false).kind).toBe('skip');
     expect(hermesAvailability({ CI: 'true' }, () => false)).toMatchObject({ kind: 'fail' });
+    expect(hermesAvailability({ CI: 'true' }, () => true, () => false)).toMatchObject({ kind: 'fail' });
+    expect(hermesAvailability({ CI: 'true' }, () => true, () => true)).toEqual({ kind: 'run' });
   });
 });
 
@@ -128,6 +131,24 @@ describe.skipIf(availability.kind === 'skip')('the React Native example in Herme
     expect(patched.status).toBe(200);
     expect((await heard).values).toMatchObject({ 'search-page-size': 10, connection: 'streaming' });
     expect(session.ledger().sockets).toBe(1);
+  });
+
+  it('offline through NetInfo it closes the socket and fetches nothing; back online it catches up and streams again', async () => {
+    const { session, server } = await launch();
+    const connection = (m: Message) => (m.values as { connection: string }).connection;
+    await session.next((m) => m.t === 'changed' && connection(m) === 'streaming', 10_000, 0);
+    const closing = session.next((m) => m.t === 'ws-close');
+    session.run('__app.network(false)');
+    expect(await closing).toMatchObject({ code: 1000 });
+    await waitFor(async () => session.ledger().sockets === 0, 2_000);
+    const asked = session.messages.length;
+    expect((await adminOf(server)('/admin/v1/environments/production/flags/search-page-size', { method: 'PATCH', body: JSON.stringify({ on: false }) })).status).toBe(200);
+    const caughtUp = session.next((m) => m.t === 'changed' && (m.values as Record<string, unknown>)['search-page-size'] === 10);
+    session.run('__app.network(true)');
+    // Nothing fetched and no socket while offline (the event flush has its own 5 s timer).
+    expect(session.messages.slice(asked).filter((m) => (m.t === 'http' && m.method === 'GET') || m.t === 'ws-open')).toEqual([]);
+    await caughtUp;
+    await session.next((m) => m.t === 'changed' && connection(m) === 'streaming', 10_000, asked);
   });
 
   it('sends its evaluation events to the server, and close() leaves nothing running', async () => {
