@@ -120,13 +120,16 @@ const SHAPES = {
   onlineSource: 'isOnline subscribe',
 };
 
+// `URL` only double-checks a string the pattern already accepted: where there is none (bare
+// Hermes), the pattern alone decides, rather than a missing global passing for a bad baseUrl.
 const parses = (url: string) => {
   try {
-    return !!new URL(url);
+    return typeof URL > 'u' || !!new URL(url);
   } catch {
     return false;
   }
 };
+
 
 /** Options with every default applied. */
 export interface ResolvedOptions extends Record<keyof typeof NUMBER_DEFAULTS, number> {
@@ -144,6 +147,11 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
   // Object.assign tolerates `null` and non-objects: they fail the sdkKey check below. The
   // defaults go in first, so the options only overwrite members: adding members to a copy
   // one by one costs V8 a new hidden class each, about 5 µs per client.
+  // What the client calls on the platform with no fallback (docs/runtimes.md), checked before
+  // anything starts: a platform without one fails here, not mid-start with a timer armed.
+  const platform = globalThis as { AbortController?: unknown; TextEncoder?: { prototype: { encodeInto?: unknown } } };
+  const missing = !platform.AbortController ? 'AbortController' : !platform.TextEncoder?.prototype.encodeInto && 'TextEncoder.encodeInto';
+  if (missing) throw new ConfigError(`flagplane needs ${missing} (docs/runtimes.md)`);
   const resolved: Record<string, unknown> = Object.assign({}, DEFAULTS, options as object);
   // `for…in` over the module's constants: no entry arrays to allocate on every client.
   for (const name in PATTERNS) {

@@ -18,6 +18,8 @@ describe("the entry 'flagplane/testing'", () => {
   it('is a subpath export built by a neutral-platform tsup entry (ESM, CJS, .d.ts) with the core', () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { exports: Record<string, unknown> };
     expect(pkg.exports['./testing']).toEqual({
+      // React Native bundlers take the CommonJS build for every entry (test/runtimes/metro-resolution.test.ts).
+      'react-native': { types: './dist/testing/index.d.cts', default: './dist/testing/index.cjs' },
       import: { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' },
       require: { types: './dist/testing/index.d.cts', default: './dist/testing/index.cjs' },
     });
