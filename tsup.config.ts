@@ -15,24 +15,42 @@ const coreAsPackage = {
   },
 };
 
+// The core's entries, built twice: for every runtime (dist/), and for browsers (dist/browser/,
+// package.json's `browser` condition), where `__FLAGPLANE_BROWSER__` drops the code only other
+// runtimes need (src/shared/browser-build.d.ts). Each build shares its own chunks.
+const coreEntries = {
+  index: 'src/index.ts',
+  stream: 'src/stream/index.ts',
+  'adapters/websocket': 'adapters/websocket.ts',
+  'adapters/local-storage': 'adapters/local-storage.ts',
+  'adapters/indexeddb': 'adapters/indexeddb.ts',
+  'adapters/memory': 'adapters/memory.ts',
+  'adapters/async-storage': 'adapters/async-storage.ts',
+  'adapters/ws': 'adapters/ws.ts',
+  // Test clients throw and report the core's error classes: built with its chunks too.
+  'testing/index': 'testing/index.ts',
+};
+
 export default defineConfig([
   {
-    entry: {
-      index: 'src/index.ts',
-      stream: 'src/stream/index.ts',
-      'adapters/websocket': 'adapters/websocket.ts',
-      'adapters/local-storage': 'adapters/local-storage.ts',
-      'adapters/indexeddb': 'adapters/indexeddb.ts',
-      'adapters/memory': 'adapters/memory.ts',
-      'adapters/async-storage': 'adapters/async-storage.ts',
-      'adapters/ws': 'adapters/ws.ts',
-      // Test clients throw and report the core's error classes: built with its chunks too.
-      'testing/index': 'testing/index.ts',
-    },
+    entry: coreEntries,
     format: ['esm', 'cjs'],
     dts: declarations,
     target: 'es2020',
     platform: 'neutral',
+    sourcemap: true,
+    splitting: true,
+    treeshake: true,
+    external: ['ws'],
+  },
+  {
+    entry: coreEntries,
+    format: ['esm', 'cjs'],
+    dts: false,
+    target: 'es2020',
+    platform: 'neutral',
+    outDir: 'dist/browser',
+    define: { __FLAGPLANE_BROWSER__: 'true' },
     sourcemap: true,
     splitting: true,
     treeshake: true,
@@ -84,6 +102,6 @@ export default defineConfig([
     minify: true,
     splitting: false,
     noExternal: [/.*/],
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: { 'process.env.NODE_ENV': '"production"', __FLAGPLANE_BROWSER__: 'true' },
   },
 ]);

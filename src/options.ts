@@ -124,12 +124,11 @@ const SHAPES = {
 // Hermes), the pattern alone decides, rather than a missing global passing for a bad baseUrl.
 const parses = (url: string) => {
   try {
-    return typeof URL > 'u' || !!new URL(url);
+    return (typeof __FLAGPLANE_BROWSER__ == 'undefined' && typeof URL > 'u') || !!new URL(url);
   } catch {
     return false;
   }
 };
-
 
 /** Options with every default applied. */
 export interface ResolvedOptions extends Record<keyof typeof NUMBER_DEFAULTS, number> {
@@ -149,9 +148,12 @@ export function resolveOptions(options: ClientOptions<FlagDefaults>): ResolvedOp
   // one by one costs V8 a new hidden class each, about 5 µs per client.
   // What the client calls on the platform with no fallback (docs/runtimes.md), checked before
   // anything starts: a platform without one fails here, not mid-start with a timer armed.
-  const platform = globalThis as { AbortController?: unknown; TextEncoder?: { prototype: { encodeInto?: unknown } } };
-  const missing = !platform.AbortController ? 'AbortController' : !platform.TextEncoder?.prototype.encodeInto && 'TextEncoder.encodeInto';
-  if (missing) throw new ConfigError(`flagplane needs ${missing} (docs/runtimes.md)`);
+  // Every browser the package's browser build serves has both: that build leaves the check out.
+  if (typeof __FLAGPLANE_BROWSER__ == 'undefined') {
+    const platform = globalThis as { AbortController?: unknown; TextEncoder?: { prototype: { encodeInto?: unknown } } };
+    const missing = !platform.AbortController ? 'AbortController' : !platform.TextEncoder?.prototype.encodeInto && 'TextEncoder.encodeInto';
+    if (missing) throw new ConfigError(`flagplane needs ${missing} (docs/runtimes.md)`);
+  }
   const resolved: Record<string, unknown> = Object.assign({}, DEFAULTS, options as object);
   // `for…in` over the module's constants: no entry arrays to allocate on every client.
   for (const name in PATTERNS) {

@@ -33,7 +33,7 @@ export const fetchTransport: HttpTransport = async (request) => {
   } catch (cause) {
     if (request.signal.aborted) return { kind: 'aborted' };
     // Rejected before any I/O: sent again, without the field.
-    if (noStore && /'cache'/.test(cause as string)) return (noStore = undefined), fetchTransport(request);
+    if (typeof __FLAGPLANE_BROWSER__ == 'undefined' && noStore && /'cache'/.test(cause as string)) return (noStore = undefined), fetchTransport(request);
     // Chromium fails the requests of a page that goes away just before `pagehide`, and an
     // app's listener may run before the client's: answering a task later lets the client see
     // the page go first. A page that is gone never runs this task; that is fine too.

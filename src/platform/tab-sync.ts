@@ -35,7 +35,7 @@ export function createTabSync(channelName: string, onSnapshot: (message: TabSync
   // Dropped on close: postMessage on a closed channel throws.
   let channel: BroadcastChannel | undefined = new Channel(channelName);
   // Node (server rendering, tests) keeps the process alive while a channel is open.
-  (channel as { unref?: () => void }).unref?.();
+  if (typeof __FLAGPLANE_BROWSER__ == 'undefined') (channel as { unref?: () => void }).unref?.();
   channel.onmessage = (event: MessageEvent) => {
     // Object() turns null, undefined and primitives into something safe to destructure.
     const { snapshot, etag } = Object(event.data) as Record<string, unknown>;

@@ -30,7 +30,8 @@ export async function bundleConsole(): Promise<ConsoleBundle> {
       platform: 'browser',
       target: 'es2020',
       jsx: 'automatic',
-      define: { 'process.env.NODE_ENV': '"production"' },
+      // The package's browser build (its `browser` condition), as a bundler picks it.
+      define: { 'process.env.NODE_ENV': '"production"', __FLAGPLANE_BROWSER__: 'true' },
       sourcemap: 'inline',
       write: true,
       outdir: dir,

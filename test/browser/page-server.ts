@@ -44,7 +44,8 @@ export function bundlePages(): Promise<PageBundles> {
       target: 'es2020',
       jsx: 'automatic',
       alias: { ...PACKAGE_ALIASES },
-      define: { 'process.env.NODE_ENV': '"production"' },
+      // The package's browser build (its `browser` condition), as a bundler picks it.
+      define: { 'process.env.NODE_ENV': '"production"', __FLAGPLANE_BROWSER__: 'true' },
       sourcemap: 'inline',
       logLevel: 'silent',
     });

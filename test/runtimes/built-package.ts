@@ -19,7 +19,7 @@ export interface BuiltPackage {
 
 /**
  * Builds the package's browser-and-edge entries (the core, `stream`, the adapters, `testing`;
- * JavaScript only) with the repository's own tsup configuration into a temporary
+ * JavaScript only, for every runtime and for browsers) with the repository's own tsup configuration into a temporary
  * `node_modules/flagplane`, so a runtime imports what npm would install: `dist/` as published,
  * resolved through package.json's `exports`. A folder per call: suites running side by side
  * never read a build another one is writing.
@@ -28,10 +28,12 @@ export async function builtPackage(): Promise<BuiltPackage> {
   const home = mkdtempSync(join(tmpdir(), 'flagplane-runtime-'));
   const dir = join(home, 'node_modules', 'flagplane');
   mkdirSync(dir, { recursive: true });
-  const configs = tsupConfig as unknown as Array<Record<string, unknown> & { entry: Record<string, string> }>;
-  const core = configs.find(({ entry }) => entry.index === 'src/index.ts')!;
-  const entry = Object.fromEntries(Object.entries(core.entry).map(([name, file]) => [name, join(root, file)]));
-  await build({ ...core, entry, dts: false, sourcemap: false, silent: true, outDir: join(dir, 'dist'), config: false });
+  const configs = tsupConfig as unknown as Array<Record<string, unknown> & { entry: Record<string, string>; outDir?: string }>;
+  // The core's two builds: for every runtime (dist/) and for browsers (dist/browser/).
+  for (const core of configs.filter(({ entry }) => entry.index === 'src/index.ts')) {
+    const entry = Object.fromEntries(Object.entries(core.entry).map(([name, file]) => [name, join(root, file)]));
+    await build({ ...core, entry, dts: false, sourcemap: false, silent: true, outDir: join(dir, core.outDir ?? 'dist'), config: false });
+  }
   copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
   return { home, dir, remove: () => rmSync(home, { recursive: true, force: true }) };
 }

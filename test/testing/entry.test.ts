@@ -20,11 +20,20 @@ describe("the entry 'flagplane/testing'", () => {
     expect(pkg.exports['./testing']).toEqual({
       // React Native bundlers take the CommonJS build for every entry (test/runtimes/metro-resolution.test.ts).
       'react-native': { types: './dist/testing/index.d.cts', default: './dist/testing/index.cjs' },
+      workerd: {
+        import: { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' },
+        require: { types: './dist/testing/index.d.cts', default: './dist/testing/index.cjs' },
+      },
+      // The core's browser build (test/package/browser-build.test.ts).
+      browser: {
+        import: { types: './dist/testing/index.d.ts', default: './dist/browser/testing/index.js' },
+        require: { types: './dist/testing/index.d.cts', default: './dist/browser/testing/index.cjs' },
+      },
       import: { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' },
       require: { types: './dist/testing/index.d.cts', default: './dist/testing/index.cjs' },
     });
     const configs = tsupConfig as unknown as Array<{ entry: Record<string, string>; format: string[]; platform: string; dts: unknown }>;
-    const config = configs.find(({ entry: entries }) => entries['testing/index'])!;
+    const config = configs.find(({ entry: entries, dts }) => entries['testing/index'] && dts !== false)!;
     expect(config.entry['testing/index']).toBe('testing/index.ts');
     // Built with the core, so `instanceof SchemaError` holds for what setSnapshot throws.
     expect(config.entry.index).toBe('src/index.ts');
