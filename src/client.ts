@@ -37,7 +37,8 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
   // Its own HTTP client: close() aborts polling but still sends the last flush; its own errors
   // go to onError only (buffered, they would feed themselves). Object.assign, not a spread
   // with members after it: V8 adds those one hidden class at a time (~1.7 µs).
-  const events = options.events === false ? null : createEventSender(Object.assign({}, config, { http: createHttpClient(config, page.exits), report: toApp }));
+  // `shell` exists before the first event: none is buffered while the client is being made.
+  const events = options.events === false ? null : createEventSender(Object.assign({}, config, { http: createHttpClient(config, page.exits), report: toApp, offline: () => shell.offline() }));
   const errors = createErrorChannel(toApp, events);
   const { report } = errors;
   // Tab sync and the localStorage cache are a page's: elsewhere they are off unless asked for.
@@ -61,6 +62,7 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
       if (activity === 'offline') return stream.disconnect();
       stream.connect();
       identity.online();
+      void events?.flush();
     },
   });
   const { dispatch } = shell;

@@ -17,6 +17,8 @@ export interface EventSenderOptions {
   /** 0 disables the timer. */
   flushInterval: number;
   report(error: FlagplaneError): void;
+  /** While it says so, the interval, `flushAt` and retries send nothing: events wait to be back online. */
+  offline(): boolean;
 }
 
 /**
@@ -47,7 +49,7 @@ export function createBatchSending(
       delay > 0 && !closing()
         ? scheduler.setTimeout(() => {
             timer = undefined;
-            void flush();
+            if (!options.offline()) void flush();
           }, delay)
         : undefined;
   };
@@ -98,7 +100,8 @@ export function createBatchSending(
     /** After an event was buffered: flushes when `flushAt` are waiting, else arms the interval. */
     added(): void {
       // While a send runs or a retry waits, that one sends this event: no timer, no flush.
-      if (running || attempt) return;
+      // Offline, the flush when back online does.
+      if (running || attempt || options.offline()) return;
       if (buffer.size() < options.flushAt) {
         if (timer === undefined) setTimer(flushInterval);
       } else void flush();

@@ -22,7 +22,8 @@ let noStore: 'no-store' | undefined = 'no-store';
 export const fetchTransport: HttpTransport = async (request) => {
   const { 'if-none-match': etag, ...headers } = request.headers;
   const scope = globalThis as { document?: unknown; importScripts?: unknown };
-  const browser = scope.document || scope.importScripts;
+  // Pages and workers (module workers have an `importScripts` too): all the browser build serves.
+  const browser = typeof __FLAGPLANE_BROWSER__ != 'undefined' || scope.document || scope.importScripts;
   try {
     // `fetch` ignores the extra `url` member.
     const response = await fetch(request.url, browser ? { ...request, headers } : { ...request, cache: noStore });

@@ -4,6 +4,7 @@ import { fakeDataPlane } from '../helpers/events-server';
 import { snapshotOf } from '../helpers/snapshots';
 import { keys, snapshot } from '../events/fixtures';
 import { useFakeTimersInEachTest } from '../helpers/fake-timers';
+import { switchableSource } from '../helpers/platform-source';
 
 useFakeTimersInEachTest();
 
@@ -39,6 +40,34 @@ describe('the event buffer', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(plane.events).toHaveLength(1);
     expect(vi.getTimerCount()).toBe(1);
+    await client.close();
+  });
+
+  it('sends nothing while offline (flushAt, the interval, a retry): the events wait and go when the device is back', async () => {
+    const online = switchableSource(true);
+    const { client, plane, requests } = await withEvents({ flushInterval: 5000, flushAt: 2, onlineSource: online.online });
+    const sends = () => requests.filter((request) => request.url.endsWith('/sdk/v1/events')).length;
+    online.set(false);
+    for (const key of keys(3)) client.get(key); // flushAt reached
+    await vi.advanceTimersByTimeAsync(60_000); // and the interval passed
+    expect(sends()).toBe(0);
+    online.set(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sends()).toBe(1);
+    expect(plane.events.map((event) => event.key)).toEqual(keys(3));
+
+    plane.eventsStatus = 503;
+    client.get('flag-9');
+    await vi.advanceTimersByTimeAsync(5000); // a send that fails: a retry waits
+    expect(sends()).toBe(2);
+    online.set(false);
+    plane.eventsStatus = 202;
+    await vi.advanceTimersByTimeAsync(60_000); // the retry's time comes and goes
+    expect(sends()).toBe(2);
+    online.set(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sends()).toBe(3);
+    expect(plane.events.map((event) => event.key)).toEqual([...keys(3), 'flag-9']);
     await client.close();
   });
 

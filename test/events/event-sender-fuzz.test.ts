@@ -198,7 +198,7 @@ async function run({ seed, steps }: RunOptions): Promise<{ stats: Record<string,
     },
     abort: () => fail('the sender aborted requests (it has its own HTTP client, nobody aborts it)'),
   };
-  const sender = createEventSender({ sdkKey: 'sdk-key', http, scheduler, flushAt, flushInterval, report: (error) => reports.push(error) });
+  const sender = createEventSender({ sdkKey: 'sdk-key', http, scheduler, flushAt, flushInterval, report: (error) => reports.push(error), offline: () => false });
 
   // --- The model
   const stats: Record<string, number> = {};
@@ -692,6 +692,7 @@ function heldSender(flushInterval = 0) {
     flushInterval,
     scheduler,
     report: (error) => reports.push(error),
+    offline: () => false,
     http: {
       send: (_route, request) =>
         new Promise<SendOutcome>((answer) => {

@@ -336,6 +336,7 @@ describe('createEventSender: the bounded buffer', () => {
       },
       scheduler: { setTimeout: () => 1, clearTimeout: () => undefined, now: () => 0, random: () => 0 },
       report: (error) => errors.push(error),
+      offline: () => false,
     });
     return { events, sent, errors };
   }

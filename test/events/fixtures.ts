@@ -86,6 +86,7 @@ export function scriptedSender(answer: (body: string) => SendOutcome | Promise<S
     },
     scheduler: { setTimeout: () => 1, clearTimeout: () => undefined, now: () => 0, random: () => 0 },
     report: (error) => errors.push(error),
+    offline: () => false,
   });
   return { sender, sent, errors };
 }

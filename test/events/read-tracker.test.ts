@@ -32,6 +32,7 @@ function tracker() {
     },
     scheduler: { setTimeout: () => 1, clearTimeout: () => undefined, now: () => 0, random: () => 0 },
     report: (error) => errors.push(error),
+    offline: () => false,
   });
   const sent = async () => {
     await sender.flush();
