@@ -1,5 +1,6 @@
-import { cpSync } from 'node:fs';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request as forward, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,8 @@ export async function bundleWorker(pkg: BuiltPackage): Promise<string> {
 export interface WorkerRun {
   readonly mf: Miniflare;
   readonly output: string[];
+  /** Stops workerd and removes the temporary folder miniflare made for it. */
+  dispose(): Promise<void>;
   /** `dispatchFetch` of `path`, its JSON body. */
   get<T = Record<string, unknown>>(path: string): Promise<T>;
 }
@@ -43,6 +46,7 @@ export interface WorkerRun {
 export async function startWorker(script: string, compatibilityDate: string, bindings: Record<string, string>): Promise<WorkerRun> {
   const output: string[] = [];
   const collect = (stream: Readable) => stream.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean)));
+  const ownTmp = miniflareTmpFolders();
   const mf = new Miniflare({
     modules: true,
     script,
@@ -57,6 +61,7 @@ export async function startWorker(script: string, compatibilityDate: string, bin
   return {
     mf,
     output,
+    dispose: () => disposeWithTmp(mf, ownTmp),
     async get<T>(path: string) {
       const response = await mf.dispatchFetch(`http://worker.test${path}`);
       const text = await response.text();
@@ -116,7 +121,22 @@ export async function workerdAvailability(
 
 /** Starts workerd with a trivial worker and stops it. */
 async function startAndStop(): Promise<void> {
+  const before = miniflareTmpFolders();
   const mf = new Miniflare({ modules: true, script: 'export default { fetch: () => new Response("ok") }', compatibilityDate: '2024-01-01' });
   await mf.ready;
+  await disposeWithTmp(mf, before);
+}
+
+/** The names of miniflare's temporary folders (`<tmp>/miniflare-<hex>`) that exist now. */
+function miniflareTmpFolders(): Set<string> {
+  return new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('miniflare-')));
+}
+
+/**
+ * Disposes `mf`, then removes the miniflare folders that were not there `before` it started:
+ * miniflare's dispose() removes its own without waiting for it, and a test process may end first.
+ */
+async function disposeWithTmp(mf: Miniflare, before: Set<string>): Promise<void> {
   await mf.dispose();
+  for (const name of miniflareTmpFolders()) if (!before.has(name)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
 }

@@ -127,7 +127,7 @@ describe.skipIf(availability.kind === 'skip')('Cloudflare Workers (workerd, thro
       // No onError (every failure is logged as `flagplane: …`), nothing uncaught.
       expect(run.output.filter((line) => /flagplane:|Uncaught|Cannot perform I\/O|hanging/i.test(line))).toEqual([]);
     } finally {
-      await run?.mf.dispose();
+      await run?.dispose();
       await proxy.close();
       await server.close();
     }

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import demo from '../../../reference-server/demo.json';
 import type { ReferenceServer } from '../../../reference-server/index';
 import { admin, call, DEMO, errorOf, NOW, useServers } from '../helpers';
@@ -171,8 +171,12 @@ describe('admin listings for the console', () => {
 });
 
 describe('the console routes', () => {
+  const consoleDirs: string[] = [];
+  const consoleDir = () => (consoleDirs.push(mkdtempSync(join(tmpdir(), 'flagplane-console-'))), consoleDirs.at(-1)!);
+  afterEach(() => consoleDirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
   it('serve the page at / and the script from consoleDir, with no token needed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flagplane-console-'));
+    const dir = consoleDir();
     writeFileSync(join(dir, 'console.js'), 'console.log("console");');
     const server = await servers.start({ consoleDir: dir });
     const page = await call(server, '/', { key: null });
@@ -185,7 +189,7 @@ describe('the console routes', () => {
   });
 
   it('say how to build a missing script, and are absent without consoleDir', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flagplane-console-'));
+    const dir = consoleDir();
     const server = await servers.start({ consoleDir: dir });
     const script = await call(server, '/console/console.js', { key: null });
     expect(script.status).toBe(404);
