@@ -37,9 +37,13 @@ export interface StreamConnection {
   close(): void;
 }
 
-/** `{ws_url}/sdk/v1/stream`, with `http:` → `ws:` and `https:` → `wss:`. */
+/**
+ * `{ws_url}/sdk/v1/stream`, with `http:` → `ws:` and `https:` → `wss:`; `streamUrl` may be the
+ * gateway's origin (or a path under it) or the stream's whole URL, as the reference server prints it.
+ */
 export function streamEndpoint(streamUrl: string): string {
-  return streamUrl.replace(/^http/, 'ws').replace(/\/+$/, '') + '/sdk/v1/stream';
+  const url = streamUrl.replace(/^http/, 'ws').replace(/\/+$/, '');
+  return url.endsWith('/sdk/v1/stream') ? url : url + '/sdk/v1/stream';
 }
 
 /** A {@link SocketOpener}, seen as a {@link StreamEventOpener}: each handler reports one socket event. */

@@ -83,3 +83,19 @@ describe.each(transports)('the client stream against the reference server (real 
     expect(client.get('kept')).toBe('value');
   });
 });
+
+describe('streamUrl as the reference server prints it', () => {
+  it('the stream\'s whole URL (ws://host:port/sdk/v1/stream) streams like the origin', async () => {
+    const client = createClient({
+      sdkKey: 'svc_sdk_client_demo_prod_0001',
+      baseUrl: reference.server.baseUrl,
+      streamUrl: `${reference.server.baseUrl.replace(/^http/, 'ws')}/sdk/v1/stream`,
+      streamTransport: wsTransport,
+      pollInterval: TEN_MINUTES,
+    });
+    reference.clients.push(client);
+    await client.ready();
+    await waitFor(() => client.getStatus().connection === 'streaming', 5000, 'streaming');
+    expect(client.getStatus().error).toBeNull();
+  });
+});

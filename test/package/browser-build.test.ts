@@ -51,10 +51,12 @@ describe('the browser build', () => {
     const entries = Object.keys(coreBuilds[0]!.entry).map((name) => (name === 'index' ? '.' : `./${name.replace(/\/index$/, '')}`));
     for (const name of entries) {
       const conditions = pkg.exports[name]!;
-      expect(Object.keys(conditions), name).toEqual(['react-native', 'workerd', 'browser', 'import', 'require']);
+      expect(Object.keys(conditions), name).toEqual(['react-native', 'workerd', 'edge-light', 'browser', 'import', 'require']);
       const { import: esm, require: cjs } = conditions as Record<'import' | 'require', { types: string; default: string }>;
-      // Cloudflare's bundler asks for workerd before browser: Workers get the build with their workarounds.
+      // Cloudflare's bundler asks for workerd, Next's edge runtime for edge-light, before browser:
+      // code with no page and no HTTP cache gets the build for every runtime.
       expect(conditions.workerd, name).toEqual({ import: esm, require: cjs });
+      expect(conditions['edge-light'], name).toEqual({ import: esm, require: cjs });
       expect(conditions.browser, name).toEqual({
         import: { types: esm.types, default: esm.default.replace('./dist/', './dist/browser/') },
         require: { types: cjs.types, default: cjs.default.replace('./dist/', './dist/browser/') },

@@ -12,6 +12,9 @@ describe('streamEndpoint', () => {
     ['http://localhost:8787', 'ws://localhost:8787/sdk/v1/stream'],
     ['https://edge.example.com/flags//', 'wss://edge.example.com/flags/sdk/v1/stream'],
     ['wss://ws.example.com/', 'wss://ws.example.com/sdk/v1/stream'],
+    // The stream's whole URL, as the reference server's banner prints it.
+    ['ws://127.0.0.1:8787/sdk/v1/stream', 'ws://127.0.0.1:8787/sdk/v1/stream'],
+    ['https://edge.example.com/flags/sdk/v1/stream/', 'wss://edge.example.com/flags/sdk/v1/stream'],
   ])('%s → %s', (origin, url) => {
     expect(streamEndpoint(origin)).toBe(url);
   });

@@ -24,6 +24,10 @@ describe("the entry 'flagplane/testing'", () => {
         import: { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' },
         require: { types: './dist/testing/index.d.cts', default: './dist/testing/index.cjs' },
       },
+      'edge-light': {
+        import: { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' },
+        require: { types: './dist/testing/index.d.cts', default: './dist/testing/index.cjs' },
+      },
       // The core's browser build (test/package/browser-build.test.ts).
       browser: {
         import: { types: './dist/testing/index.d.ts', default: './dist/browser/testing/index.js' },
