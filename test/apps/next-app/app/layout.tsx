@@ -1,14 +1,11 @@
 // app/layout.tsx — a server component
-import { cookies } from 'next/headers';
 import { browserBootstrap } from 'flagplane';
 import { flags } from '@/lib/flags-server';
+import { visitor } from '@/lib/visitor';
 import { Flags } from './flags-provider';
 
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
-  // The request first: it makes the page dynamic, so `next build` stops here rather than at the flags.
-  const jar = await cookies();
-  const anonymousId = jar.get('anon-id')?.value ?? 'anonymous'; // set by a proxy (middleware)
-  const context = { attributes: { country: jar.get('country')?.value ?? 'unknown' } };
+  const { context, anonymousId } = await visitor(); // first: `next build` stops here, not at the flags
   await flags.ready();
   return (
     <html lang="en">

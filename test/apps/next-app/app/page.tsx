@@ -1,15 +1,15 @@
 // app/page.tsx — a server component: server-only flags are decided here
-import { cookies } from 'next/headers';
 import { forContext } from 'flagplane';
 import { flags } from '@/lib/flags-server';
+import { visitor } from '@/lib/visitor';
 import { CheckoutButton } from './checkout-button';
 
 export default async function Page() {
-  const country = (await cookies()).get('country')?.value ?? 'unknown';
-  const provider = forContext(flags, { attributes: { country } }).get('payments-provider', 'stripe');
+  const { context, anonymousId } = await visitor();
+  const view = forContext(flags, { ...context, userId: anonymousId }); // anonymous visitors bucket by their id
   return (
     <main>
-      <p>Paying with {String(provider)}</p>
+      <p>Paying with {String(view.get('payments-provider', 'stripe'))}</p>
       <CheckoutButton />
     </main>
   );
