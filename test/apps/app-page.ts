@@ -54,7 +54,12 @@ export async function openRecorded(browser: Browser, url: string, cookies: Recor
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.stack ?? error.message}`));
   const fetched = page.waitForResponse((response) => response.url().includes('/sdk/v1/snapshot'), { timeout: 10_000 });
   // Any socket: under StrictMode the first client is closed at once, and its socket with it.
-  const said = new Promise<void>((resolve) => page.on('websocket', (socket) => socket.on('framereceived', () => resolve())));
+  const said = new Promise<void>((resolve, reject) => {
+    page.on('websocket', (socket) => socket.on('framereceived', () => resolve()));
+    setTimeout(() => reject(new Error('no stream frame reached the page within 10 s')), 10_000).unref();
+  });
+  said.catch(() => undefined); // Awaited through `live`, maybe after the timeout.
+  fetched.catch(() => undefined);
   await page.goto(url);
   return {
     page,
