@@ -85,7 +85,7 @@ export async function patchFlag(server: ReferenceServer, key: string, changes: R
  * and the time it took to show, and the values the page showed until then. The flag's rules are
  * published back afterwards, shown or not.
  */
-export async function publishAndWait(server: ReferenceServer, page: Page, shown: string): Promise<{ value: string; ms: number; values: string[] }> {
+export async function publishAndWait(server: ReferenceServer, page: Page, shown: string, during?: () => Promise<void>): Promise<{ value: string; ms: number; values: string[] }> {
   const { on, rules, fallthrough, variations } = server.stores.environments.current('production')!.flags[FLAG]!;
   const index = variations.findIndex((value) => value !== shown);
   const at = Date.now();
@@ -94,7 +94,9 @@ export async function publishAndWait(server: ReferenceServer, page: Page, shown:
     const wanted = variations[index] as string;
     await page.waitForFunction((value: string) => document.getElementById('checkout')?.textContent === value, wanted, { timeout: 5000 });
     const ms = Date.now() - at;
-    return { value: wanted, ms, values: await page.evaluate(() => [...(window as unknown as { checkoutValues: string[] }).checkoutValues]) };
+    const values = await page.evaluate(() => [...(window as unknown as { checkoutValues: string[] }).checkoutValues]);
+    await during?.();
+    return { value: wanted, ms, values };
   } finally {
     await patchFlag(server, FLAG, { on, rules, fallthrough });
   }

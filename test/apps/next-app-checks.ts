@@ -82,7 +82,13 @@ export function nextAppChecks(suite: AppsSuite): void {
       const payload = await page.page.evaluate(() => Array.from(document.scripts).map((script) => script.textContent ?? '').filter((text) => text.includes('__next_f')).join('\n'));
       expect(payload).toContain(FLAG);
       expect(payload.includes(SERVER_ONLY), 'the inline flight data carries a server-only flag').toBe(false);
-      const published = await publishAndWait(suite.server, page.page, htmlValue!);
+      // A reload before the server's client polls again renders the older version: the page
+      // must take the newer one after hydrating, not start from a copy it cached.
+      const published = await publishAndWait(suite.server, page.page, htmlValue!, async () => {
+        await page.page.reload();
+        await page.page.waitForFunction((value) => document.getElementById('checkout')?.textContent !== value, htmlValue);
+        await sleep(300);
+      });
       expect(published.ms, 'publish → page').toBeLessThan(1000);
       expect(published.values).toEqual([htmlValue, published.value]);
       expect(page.problems.join('\n')).toBe('');

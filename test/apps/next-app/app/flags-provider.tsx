@@ -18,8 +18,9 @@ export function Flags({ bootstrap, context, anonymousId, children }: {
         streamUrl: process.env.NEXT_PUBLIC_FLAGS_URL!, // publishes reach the page at once
         streamTransport: webSocketTransport,
         bootstrap,
-        // No bootstrap (the server's client has no snapshot yet): no cached copy either, or hydration would mismatch.
-        persist: bootstrap !== undefined,
+        // The server renders from its own client, which may be a version behind what this browser
+        // saw last: a cached newer copy would differ from the HTML. The page fetches on its own.
+        persist: false,
         context,
         anonymousId,
         onError: (error) => console.warn('[flags]', error.code, error.message),
