@@ -42,6 +42,16 @@ export interface AppProcess {
 }
 
 const running = new Set<AppProcess>();
+// A test process that ends without its afterAll (killed by a timeout, Ctrl-C) leaves no server behind.
+process.once('exit', () => running.forEach((app) => app.child.pid && tryKill(-app.child.pid, 'SIGKILL')));
+
+function tryKill(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
 
 export function run(command: string, args: string[], cwd: string, env: Record<string, string>): AppProcess {
   const child = spawn(bin(command), args, { cwd, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -49,13 +59,7 @@ export function run(command: string, args: string[], cwd: string, env: Record<st
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, name);
-    } catch {
-      // The group is gone already.
-    }
-  };
+  const signal = (name: NodeJS.Signals) => tryKill(-child.pid!, name);
   const app: AppProcess = {
     child,
     output: () => text,

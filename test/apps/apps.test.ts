@@ -65,7 +65,7 @@ if (availability.kind === 'fail') {
       } catch {
         // Not empty, or gone.
       }
-      console.info(`test/apps timings: ${Object.entries(timings).map(([step, ms]) => `${step} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+      console.info(`test/apps timings: ${Object.entries(timings).map(([step, ms]) => `${step} ${ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}`).join(', ')}`);
     }, 30_000);
 
     describe('Next.js App Router (next build + next start)', () => nextAppChecks(suite));

@@ -89,6 +89,7 @@ export function nextAppChecks(suite: AppsSuite): void {
         await page.page.waitForFunction((value) => document.getElementById('checkout')?.textContent !== value, htmlValue);
         await sleep(300);
       });
+      suite.timings['Next publish → page'] = published.ms;
       expect(published.ms, 'publish → page').toBeLessThan(1000);
       expect(published.values).toEqual([htmlValue, published.value]);
       expect(page.problems.join('\n')).toBe('');

@@ -70,6 +70,7 @@ export function viteAppChecks(suite: AppsSuite): void {
       });
       const value = (await shown.jsonValue()) as string;
       const published = await publishAndWait(suite.server, page.page, value);
+      suite.timings['Vite publish → page'] = published.ms;
       expect(published.ms, 'publish → page').toBeLessThan(1000);
       // A page without a server render starts from the fallback; the first snapshot follows.
       expect(published.values).toEqual(['blue', value, published.value]);
