@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -52,8 +53,9 @@ export function viteAppChecks(suite: AppsSuite): void {
     app?.remove();
   });
 
-  // One React: a second copy (flagplane/react resolving its own) would fail every hook below.
-  it("bundles the package's browser build", () => {
+  it("bundles the package's browser build, and one React (a second copy would fail every hook)", () => {
+    const reactFrom = (file: string) => realpathSync(createRequire(join(app!.dir, file)).resolve('react'));
+    expect(reactFrom('node_modules/flagplane/dist/react/index.js')).toBe(reactFrom('package.json'));
     const assets = join(app!.dir, 'dist/assets');
     const code = readdirSync(assets).filter((file) => file.endsWith('.js')).map((file) => readFileSync(join(assets, file), 'utf8')).join('\n');
     // The default build's fetch asks for `no-store` outside pages; the browser build has no such branch.
