@@ -1,0 +1,6 @@
+/// <reference types="vite/client" />
+
+interface ImportMetaEnv {
+  readonly VITE_FLAGS_URL: string;
+  readonly VITE_FLAGS_CLIENT_KEY: string;
+}
