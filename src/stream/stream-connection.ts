@@ -110,7 +110,7 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
         // Closing a browser WebSocket still connecting logs "closed before the connection is
         // established": React StrictMode's first client, closed as soon as it is made, would
         // print it in every app. Stopped, such a socket is closed once it opens (above). A
-        // reconnect still closes it at once: a browser opens one socket per host at a time (RFC 6455 §4.1).
+        // reconnect still closes it at once: one socket per host may be connecting (RFC 6455 §4.1).
         if (state.connection == 'reconnecting' || (closing as { readyState?: number } | undefined)?.readyState !== 0) closing?.close(1000);
       } catch {}
     } else if (!socket) open();
