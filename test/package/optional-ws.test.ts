@@ -4,7 +4,7 @@
  * install it. A missing package is simulated by an import that fails as Node's does.
  */
 import { describe, expect, it } from 'vitest';
-import { wsMissing, wsOpener, type ImportWs } from '../../adapters/ws';
+import { wsMissing, wsOpener, type ImportWs } from '../../adapters/ws-opener';
 import { loadOptionalPackage, MissingPackageError } from '../../reference-server/stores/optional-package';
 import type { Scheduler } from '../../src/shared/scheduler';
 import { recordStream } from '../stream/harness';
