@@ -45,6 +45,10 @@ export const openWebSocket: SocketOpener = (url, { protocols }, handlers: Stream
   return {
     send: (data) => safely(() => ws.send(data)),
     close: (code, reason) => safely(() => ws.close(code, reason)),
+    // A stream stopped while it connects then waits for it to open before closing it.
+    get readyState() {
+      return ws.readyState;
+    },
   };
 };
 

@@ -111,7 +111,7 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
         // established": React StrictMode's first client, closed as soon as it is made, would
         // print it in every app. Stopped, such a socket is closed once it opens (above). A
         // reconnect still closes it at once: one socket per host may be connecting (RFC 6455 §4.1).
-        if (state.connection == 'reconnecting' || (closing as { readyState?: number } | undefined)?.readyState !== 0) closing?.close(1000);
+        if (state.connection == 'reconnecting' || closing?.readyState !== 0) closing?.close(1000);
       } catch {}
     } else if (!socket) open();
     if (step.send) socket?.send(JSON.stringify(step.send));

@@ -8,7 +8,8 @@
 import { act, cleanup, render } from '@testing-library/react';
 import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { webSocketTransport } from '../../adapters/websocket';
+import { openWebSocket, webSocketTransport } from '../../adapters/websocket';
+import { defineStreamTransport } from '../../src/stream/index';
 import { FlagsProvider } from '../../react/index';
 import { createClient } from '../../src/index';
 import { hangingClientOptions } from './fixtures';
@@ -57,8 +58,11 @@ afterEach(() => {
 });
 
 describe('a stream closed while its socket is connecting', () => {
-  it('never closes the socket while it connects: it closes it once it opens, with 1000, and hears nothing from it', async () => {
-    const client = createClient(hangingClientOptions(streaming));
+  it.each([
+    ['webSocketTransport', webSocketTransport],
+    ['a transport on openWebSocket', defineStreamTransport(openWebSocket)],
+  ])('%s never closes the socket while it connects: it closes it once it opens, and hears nothing from it', async (_name, streamTransport) => {
+    const client = createClient(hangingClientOptions({ ...streaming, streamTransport }));
     const [socket] = FakeWebSocket.made;
     await client.close();
     expect(socket!.closes).toEqual([]);
