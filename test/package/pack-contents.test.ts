@@ -3,13 +3,15 @@
  * the built files, source maps for the ES module builds only, the Markdown docs without their
  * images, and each subpath's package.json stub (resolvers without `exports`: Metro, and
  * TypeScript's node10, test/runtimes/metro-resolution.test.ts). Reads the `dist/` of
- * `npm run build`, which removes the CommonJS maps (scripts/esm-maps-only.mjs).
+ * `npm run build`, which removes the CommonJS maps (scripts/esm-maps-only.mjs), built first
+ * where it is missing or stale (test/helpers/built-dist.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json';
+import { ensureBuilt } from '../helpers/built-dist';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,12 +29,12 @@ const stubbed = Object.keys(packageJson.exports)
   .map((subpath) => `${subpath.slice(2)}/package.json`);
 
 describe('the packed package', () => {
-  beforeAll(() => {
-    if (!existsSync(`${root}dist/index.js`)) throw new Error('no dist/: run `npm run build` first');
+  beforeAll(async () => {
+    await ensureBuilt();
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     packed = (JSON.parse(out) as Packed[])[0]!;
     paths = packed.files.map((file) => file.path);
-  });
+  }, 240_000);
 
   it('ships source maps for the ES module builds only, and no CommonJS file points at a map', () => {
     expect(paths.filter((path) => path.endsWith('.cjs.map'))).toEqual([]);
