@@ -14,7 +14,7 @@ export interface AsyncStorageLike {
 /** Options of {@link createAsyncStorage}. */
 export interface AsyncStorageOptions {
   /** Prepended to every key, to share one storage with other code. @default '' */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 /** An asynchronous {@link StorageAdapter}. */

@@ -3,11 +3,11 @@ import type { StorageAdapter } from '../src/storage/storage-types';
 /** Options of {@link createIndexedDBStorage}. */
 export interface IndexedDBStorageOptions {
   /** Database name. @default 'flagplane' */
-  dbName?: string;
+  dbName?: string | undefined;
   /** Object store holding the values (out-of-line string keys). @default 'kv' */
-  storeName?: string;
+  storeName?: string | undefined;
   /** The IndexedDB factory. @default globalThis.indexedDB, looked up at first use */
-  indexedDB?: IDBFactory;
+  indexedDB?: IDBFactory | undefined;
 }
 
 /** An asynchronous {@link StorageAdapter} on IndexedDB, with `close()` to release its connection. */

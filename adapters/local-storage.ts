@@ -9,7 +9,7 @@ export interface LocalStorageOptions {
    * The Web Storage to use.
    * @default globalThis.localStorage, looked up at first use (never at import)
    */
-  storage?: WebStorageLike;
+  storage?: WebStorageLike | undefined;
 }
 
 /** A synchronous {@link StorageAdapter}: the client reads it inside `createClient`. */

@@ -16,8 +16,9 @@ function safely(handler: () => void): void {
  * travels as the `flagplane.key.<sdkKey>` subprotocol (protocol.md §6.1); the server never echoes it.
  */
 const openNative: StreamEventOpener = (url, protocols, on) => {
-  // Otherwise all a Node 20 user learns is "WebSocket is not defined", deep in a `cause`.
-  if (typeof WebSocket == 'undefined') throw new ReferenceError('no global WebSocket (Node 20): use wsTransport from flagplane/adapters/ws');
+  // Otherwise all a Node 20 user learns is "WebSocket is not defined", deep in a `cause`. Every
+  // browser has one: the browser build leaves the check out (it pays for closing below).
+  if (typeof __FLAGPLANE_BROWSER__ == 'undefined' && typeof WebSocket == 'undefined') throw new ReferenceError('no global WebSocket (Node 20): use wsTransport from flagplane/adapters/ws');
   const ws = new WebSocket(url, protocols);
   // A WebSocket's open, message and close events are socket events as they are (`type`, then
   // `data`, or `code` and `reason`; binary data is not a string, which the core rejects). Its
@@ -44,6 +45,10 @@ export const openWebSocket: SocketOpener = (url, { protocols }, handlers: Stream
   return {
     send: (data) => safely(() => ws.send(data)),
     close: (code, reason) => safely(() => ws.close(code, reason)),
+    // A stream stopped while it connects then waits for it to open before closing it.
+    get readyState() {
+      return ws.readyState;
+    },
   };
 };
 

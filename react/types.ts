@@ -1,5 +1,5 @@
 'use client';
-import type { FlagDefaults } from '../src/index';
+import type { FlagDefaults, KnownFlagKey } from '../src/index';
 
 /**
  * Declare your defaults once to type every hook:
@@ -23,5 +23,5 @@ export type RegisteredDefaults = Register extends { defaults: infer D extends Fl
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export type KnownFlags = Register extends { defaults: infer D extends FlagDefaults } ? D : {};
 
-/** A registered flag key. */
-export type KnownKey = keyof KnownFlags & string;
+/** A registered flag key: one the defaults declare (an index signature declares none). */
+export type KnownKey = KnownFlagKey<KnownFlags>;

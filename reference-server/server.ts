@@ -19,6 +19,7 @@ import type { Evictions, KeyKind, StoredTraits } from './stores/records';
 import { createEventLog } from './stores/event-log';
 import { createIdentifyLog } from './stores/identify-log';
 import { createStreamGateway } from './stream/gateway';
+import { loadOptionalPackage } from './stores/optional-package';
 
 export interface ReferenceServerOptions {
   /** Port to listen on; `0` picks a free one. @default 0 */
@@ -150,8 +151,11 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     connectedDelayMs: requireDuration('connectedDelayMs', options.connectedDelayMs ?? 0, true),
   };
   const onInternalError = options.onInternalError ?? (() => undefined);
+  // An optional peer dependency (an app that only runs the SDK in browsers never installs it):
+  // a missing one is a MissingPackageError, which the CLI prints as it is.
+  const ws = await loadOptionalPackage<typeof import('ws')>('the reference server', 'ws');
   const { opened, stores } = await openServerStores(options, config, limits, onInternalError);
-  const gateway = createStreamGateway({ stores, ...durations, limits });
+  const gateway = createStreamGateway({ stores, ...durations, limits, ws });
   const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
   opened.listen((change) => applyRemoteChange(opened.working, gateway, change));
   const streams = (environmentId: string) => gateway.subscribersOf(environmentId).length;

@@ -1,9 +1,9 @@
 import type { ClientStatus, ReadyResult } from './machine/client-state';
 import type { EvaluationContext } from './evaluation/evaluation-types';
-import type { FlagDefaults, FlagsView } from './reads/flags-view';
+import type { FlagDefaults, FlagsView, KnownFlagKey } from './reads/flags-view';
 import type { JsonValue } from './snapshot/snapshot-types';
 
-export type { FlagDefaults, FlagsView };
+export type { FlagDefaults, FlagsView, KnownFlagKey };
 
 /** What a `subscribe` listener receives. */
 export interface ChangeEvent {

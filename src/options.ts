@@ -12,81 +12,84 @@ import type { StorageAdapter } from './storage/storage-types';
 
 export type { FlagDefaults };
 
-/** Options of {@link createClient}. Defaults: protocol.md §8.4; every option: docs/client.md. */
+/**
+ * Options of {@link createClient}. Defaults: protocol.md §8.4; every option: docs/client.md.
+ * Each optional one also takes `undefined` (its default), under `exactOptionalPropertyTypes` too.
+ */
 export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   /** Environment-scoped SDK key, `svc_sdk_server_…` or `svc_sdk_client_…`. */
   sdkKey: string;
   /** Data-plane origin, for example `https://flags.example.com`. */
   baseUrl: string;
   /** Fallback values served before a snapshot exists and for unknown keys. */
-  defaults?: Partial<D>;
+  defaults?: Partial<D> | undefined;
   /** Initial evaluation context. @default {} */
-  context?: EvaluationContext;
+  context?: EvaluationContext | undefined;
   /** Poll interval in ms; `0` fetches once (a failure is still retried). @default 30000 */
-  pollInterval?: number;
+  pollInterval?: number | undefined;
   /** How long `ready()` waits, in ms. @default 5000 */
-  readyTimeout?: number;
+  readyTimeout?: number | undefined;
   /** Per-request HTTP timeout in ms; `0` disables it. @default 10000 */
-  requestTimeout?: number;
+  requestTimeout?: number | undefined;
   /** A snapshot served until the first successful fetch (server rendering, tests). */
-  bootstrap?: FlagSnapshot;
+  bootstrap?: FlagSnapshot | undefined;
   /** Called with a typed error on fetch, schema, storage and stream failures. */
-  onError?: (error: FlagplaneError) => void;
+  onError?: ((error: FlagplaneError) => void) | undefined;
   /** HTTP transport. @default a transport on the global `fetch` */
-  transport?: HttpTransport;
+  transport?: HttpTransport | undefined;
   /** Durable snapshot cache. @default none outside browsers */
-  cache?: StorageAdapter;
+  cache?: StorageAdapter | undefined;
   /** Timers, clock and randomness. @default the platform's */
-  scheduler?: Scheduler;
+  scheduler?: Scheduler | undefined;
   /** Batch diagnostic events to POST /sdk/v1/events. @default true */
-  events?: boolean;
+  events?: boolean | undefined;
   /** Flush when the event buffer holds this many events. @default 50 */
-  flushAt?: number;
+  flushAt?: number | undefined;
   /** Event flush interval in ms; `0` disables the timer. @default 5000 */
-  flushInterval?: number;
+  flushInterval?: number | undefined;
   /**
    * WebSocket gateway origin (`ws(s):` or `http(s):`); omit for polling only. Needs
    * `streamTransport`.
    */
-  streamUrl?: string;
+  streamUrl?: string | undefined;
   /**
    * The socket adapter of the stream: `webSocketTransport` from `flagplane/adapters/websocket`
    * (browsers, React Native, Node 22+) or `wsTransport` from `flagplane/adapters/ws` (Node 20).
    */
-  streamTransport?: StreamTransport;
+  streamTransport?: StreamTransport | undefined;
   /** After `identify()`, fetch the trait overlay and merge it under session traits. @default true */
-  remoteTraits?: boolean;
+  remoteTraits?: boolean | undefined;
   /** Stable anonymous id, the bucketing key while no `userId` is set. */
-  anonymousId?: string;
+  anonymousId?: string | undefined;
   /**
    * Persist the snapshot and the anonymous id in `localStorage` when no `cache` is given.
    * @default true in a browser page (a `document` and a `window`), false elsewhere
    */
-  persist?: boolean;
+  persist?: boolean | undefined;
   /** Storage key of the persisted snapshot. @default `flagplane:snapshot:<key fingerprint>` */
-  storageKey?: string;
+  storageKey?: string | undefined;
   /** Storage key of the generated anonymous id. @default 'svc:anonymousId' */
-  anonymousStorageKey?: string;
+  anonymousStorageKey?: string | undefined;
   /** Pause polling while the page is hidden; refresh at once when it is visible again. @default true */
-  pauseWhenHidden?: boolean;
+  pauseWhenHidden?: boolean | undefined;
   /** Make no request while offline, and reopen the stream when back online. @default true */
-  pauseWhenOffline?: boolean;
+  pauseWhenOffline?: boolean | undefined;
   /** Where visibility comes from (React Native: wrap `AppState`). @default the document's */
-  visibilitySource?: VisibilitySource;
+  visibilitySource?: VisibilitySource | undefined;
   /** Where connectivity comes from (React Native: wrap NetInfo). @default `navigator.onLine` */
-  onlineSource?: OnlineSource;
+  onlineSource?: OnlineSource | undefined;
   /**
    * Share accepted snapshots with other tabs of the same origin (BroadcastChannel).
    * @default true in a browser page (a `document` and a `window`), false elsewhere
    */
-  syncTabs?: boolean;
+  syncTabs?: boolean | undefined;
   /**
    * Let a `svc_sdk_server_` key run where a `document` exists. Without it that is a
    * `ConfigError`: a server key is served the server-only flags, which a page would hand to
    * every visitor. Only for pages no visitor can read, such as an Electron renderer.
    * @default false
    */
-  allowServerKeyInPage?: boolean;
+  allowServerKeyInPage?: boolean | undefined;
 }
 
 /** Defaults of the numeric options; each must be a finite number >= 0. */

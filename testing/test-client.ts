@@ -30,9 +30,9 @@ export interface TestClientOptions<F extends FlagDefaults> {
    * The evaluation context.
    * @default { userId: undefined, attributes: {}, segmentIds: [] }
    */
-  context?: EvaluationContext;
+  context?: EvaluationContext | undefined;
   /** A subscribe listener that threw (code `listener`), or `setOverrides` given a non-object (a `ConfigError`). */
-  onError?: (error: FlagplaneError) => void;
+  onError?: ((error: FlagplaneError) => void) | undefined;
 }
 
 /** A `FlagsClient` whose flags the test sets. No network, no storage, no timers, no events. */

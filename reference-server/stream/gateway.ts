@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
-import type { ServerOptions, WebSocket } from 'ws';
+import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
 import { errorBody, writeRawError } from '../http/responses';
 import { splitTarget } from '../http/router';
 import type { ServerLimits } from '../http/limits';
@@ -18,6 +17,8 @@ export interface StreamOptions {
   heartbeatMs: number;
   transportPingMs: number;
   connectedDelayMs: number;
+  /** The `ws` package, loaded by the caller (an optional peer dependency: see startReferenceServer). */
+  ws: { WebSocketServer: typeof WebSocketServer };
   /** Open streams allowed per offered key and in all; past them a handshake is refused (and counted). */
   limits?: Pick<ServerLimits, 'streamsPerKey' | 'streamsTotal'>;
 }
@@ -41,7 +42,7 @@ export interface StreamGateway {
 /** How long a closing handshake may take before ws destroys the socket. */
 const CLOSE_TIMEOUT_MS = 2000;
 
-function createWebSocketServer(): WebSocketServer {
+function createWebSocketServer(ws: StreamOptions['ws']): WebSocketServer {
   // `closeTimeout` exists in ws 8.23 but not in @types/ws.
   const serverOptions: ServerOptions & { closeTimeout: number } = {
     noServer: true,
@@ -52,7 +53,7 @@ function createWebSocketServer(): WebSocketServer {
     // A text frame that is not UTF-8 is not JSON: the session closes it 4400 (protocol.md §6.2), not ws with 1007.
     skipUTF8Validation: true,
   };
-  const wss = new WebSocketServer(serverOptions);
+  const wss = new ws.WebSocketServer(serverOptions);
   // Without a listener, ws refuses bad handshakes itself with a text/html body.
   wss.on('wsClientError', (error: Error, socket: Duplex, req: IncomingMessage) => {
     const { status, body, headers } = handshakeRefusal(req, error.message);
@@ -63,7 +64,7 @@ function createWebSocketServer(): WebSocketServer {
 
 export function createStreamGateway(options: StreamOptions): StreamGateway {
   const { stores, heartbeatMs, transportPingMs, connectedDelayMs } = options;
-  const wss = createWebSocketServer();
+  const wss = createWebSocketServer(options.ws);
   const sessions = new Set<StreamSession>();
   let closing = false;
   const admission = createStreamAdmission(options.limits ?? { streamsPerKey: Infinity, streamsTotal: Infinity }, () => sessions.size);

@@ -2,9 +2,9 @@ import type { JsonValue } from '../snapshot/snapshot-types';
 
 /** Who a flag is evaluated for (protocol.md §2). Every member is optional. */
 export interface EvaluationContext {
-  userId?: string;
-  attributes?: Record<string, JsonValue | undefined>;
-  segmentIds?: string[];
+  userId?: string | undefined;
+  attributes?: Record<string, JsonValue | undefined> | undefined;
+  segmentIds?: string[] | undefined;
 }
 
 /**

@@ -15,6 +15,11 @@ export interface StreamSocket {
   send(data: string): void;
   /** Closes the socket (also while it is still opening); a no-op once closed. A `SocketOpener`'s never throws. */
   close(code?: number, reason?: string): void;
+  /**
+   * A WHATWG WebSocket's `readyState`, where the socket has one: a stream stopped while it is
+   * `0` (connecting) closes it once it opens, as browsers log a warning for closing it sooner.
+   */
+  readonly readyState?: number;
 }
 
 /**

@@ -88,6 +88,8 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
           // A socket that was dropped (or replaced) is no longer `socket`: its late events must
           // not reach dispatch, nor any callback.
           if (socket === mine) dispatch(event);
+          // Stopped while it was connecting (below): closed now that it is open.
+          else if (event.type == 'open') mine!.close(1000);
         } catch {}
       });
     } catch (cause) {
@@ -109,7 +111,11 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
       socket = undefined;
       // A socket another request's I/O owns (Cloudflare Workers) throws on close: dropped all the same.
       try {
-        closing?.close(1000);
+        // Closing a browser WebSocket still connecting logs "closed before the connection is
+        // established": React StrictMode's first client, closed as soon as it is made, would
+        // print it in every app. Stopped, such a socket is closed once it opens (above). A
+        // reconnect still closes it at once: one socket per host may be connecting (RFC 6455 §4.1).
+        if (state.connection == 'reconnecting' || closing?.readyState !== 0) closing?.close(1000);
       } catch {}
     } else if (!socket) open();
     if (step.send) socket?.send(JSON.stringify(step.send));

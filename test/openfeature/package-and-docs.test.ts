@@ -1,42 +1,22 @@
 // `flagplane/openfeature` and `flagplane/testing` as an app gets them: the built package imported by name from ESM and
 // CommonJS, and the examples of docs/openfeature.md run as written against a reference server.
-// Both need dist/: CI builds it before it tests, and where it is missing or older than a
-// source it is built from (a fresh clone, an edit since the last build), the file builds it
-// first with `npm run build`, so that `npm test` never skips these tests nor runs them on stale code.
+// Both need dist/, built first where it is missing or stale (test/helpers/built-dist.ts), so
+// that `npm test` never skips these tests nor runs them on stale code.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../reference-server/index';
+import { ensureBuilt } from '../helpers/built-dist';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The newest modification time of the files below `path` (or of `path`, a file). */
-function newest(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
-}
-
-/** Whether dist/ holds the entries these tests load, built after every source they come from. */
-function builtFromCurrentSources(): boolean {
-  const entries = ['dist/index.js', 'dist/index.cjs', 'dist/openfeature/index.js', 'dist/openfeature/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.cts'];
-  if (!entries.every((entry) => existsSync(join(root, entry)))) return false;
-  const sources = ['src', 'openfeature', 'testing', 'adapters', 'react', 'reference-server', 'tsup.config.ts', 'package.json'];
-  const builtAt = Math.min(...entries.map((entry) => statSync(join(root, entry)).mtimeMs));
-  return sources.every((source) => newest(join(root, source)) <= builtAt);
-}
-
-// About 15 s where it builds (declarations included); nothing where CI has built already.
-beforeAll(async () => {
-  if (builtFromCurrentSources()) return;
-  await run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: root, timeout: 240_000 });
-  expect(builtFromCurrentSources()).toBe(true);
-}, 240_000);
+// About 30 s where it builds (declarations included); nothing where CI has built already.
+beforeAll(ensureBuilt, 240_000);
 
 // An app's folder: its node_modules holds flagplane (this package) and the OpenFeature SDKs.
 let scratch: string;
