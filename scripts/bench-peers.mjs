@@ -12,14 +12,12 @@
 // medians and p90s over every client of every measured round.
 import os from 'node:os';
 import http from 'node:http';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copyBaseline, fmt, interleave, median, now, quantile, ROUNDS, settle } from './bench-measure.mjs';
 import { load } from './bench-kit.mjs';
 
-const ROUNDS = 11; // measured rounds per section, after one warm-up round
 const INIT_BATCH = 200; // clients timed one by one per round, per SDK
 const LOOPBACK_BATCH = 40; // the same over a real socket
 const HEAP_CLIENTS = 200;
@@ -31,48 +29,7 @@ const WATCHDOG_MS = 300_000;
 // stopUnleash): stopped clients are stopped a second time once that timer has fired.
 const UNLEASH_METRICS_INITIAL_MS = 2_000;
 
-const now = () => Number(process.hrtime.bigint()); // ns
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (xs) => quantile(xs, 0.5);
-function quantile(xs, q) {
-  const sorted = Array.from(xs).sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
-}
-
-/** The collector, even without --expose-gc. */
-function findGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc');
-}
-const gc = findGc();
-/** Lets pending callbacks run, then collects twice (the second pass sweeps what the first freed). */
-async function settle() {
-  await tick();
-  await tick();
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
-/**
- * Runs `rounds + 1` rounds of every case (the first is a warm-up and is dropped), rotating
- * the order of the cases each round so that none always runs first or last. A case returns
- * an array of samples; each case gets every sample of the measured rounds.
- */
-async function interleave(cases, rounds = ROUNDS) {
-  const names = Object.keys(cases);
-  const samples = Object.fromEntries(names.map((name) => [name, []]));
-  for (let round = 0; round <= rounds; round++) {
-    for (let j = 0; j < names.length; j++) {
-      const name = names[(round + j) % names.length];
-      const result = await cases[name]();
-      if (round > 0) samples[name].push(...result);
-    }
-  }
-  return samples;
-}
 
 // ---------------------------------------------------------------------------------------
 // Fixtures: the same 100 boolean flags, all on, in each SDK's own wire format.
@@ -287,20 +244,7 @@ function timedBatch(starter, batch) {
 }
 
 /** The baseline: a plain-object copy of the same 100 values, `await` included. */
-function copyBatch(batch) {
-  const values = makeValues();
-  return async () => {
-    const us = new Array(batch);
-    let sink = 0;
-    for (let i = 0; i < batch; i++) {
-      const start = now();
-      const copy = await Promise.resolve({ ...values });
-      us[i] = (now() - start) / 1000;
-      sink += copy['flag-42'] ? 1 : 0;
-    }
-    return sink < 0 ? [] : us;
-  };
-}
+const copyBatch = (batch) => copyBaseline(makeValues(), batch);
 
 /** What each wire format costs before any SDK work: `await Promise.resolve(JSON.parse(body))`. */
 function parseBatch(body, batch) {
@@ -562,12 +506,6 @@ async function unleashAfterStop({ unleash }) {
 }
 
 // ---------------------------------------------------------------------------------------
-
-function fmt(x) {
-  if (!Number.isFinite(x)) return String(x);
-  const abs = Math.abs(x);
-  return abs >= 100 ? x.toFixed(0) : abs >= 10 ? x.toFixed(1) : x.toFixed(2);
-}
 
 function printRow(r) {
   const ratio = r.ratio === undefined || !Number.isFinite(r.ratio) ? '' : `${r.ratio >= 10 ? r.ratio.toFixed(0) : r.ratio.toFixed(1)}×`;

@@ -6,11 +6,9 @@
 // Shared machines are noisy: every section warms up first, interleaves the SDK with its
 // baseline round by round (rotating their order), and reports medians over the rounds.
 import os from 'node:os';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { copyBaseline, fmt, interleave, median, now, quantile, ROUNDS, settle } from './bench-measure.mjs';
 import { load, makeContext, makeFlag } from './bench-kit.mjs';
 
-const ROUNDS = 11; // measured rounds per section, after one warm-up round
 const INIT_BATCH = 500; // clients timed one by one per round, per variant
 const HEAP_CLIENTS = 200;
 const HEAP_ROUNDS = 5;
@@ -30,48 +28,6 @@ const TARGET = {
   setContextUs: 200,
 };
 
-const now = () => Number(process.hrtime.bigint()); // ns
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-const median = (xs) => quantile(xs, 0.5);
-function quantile(xs, q) {
-  const sorted = Array.from(xs).sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
-}
-
-/** The collector, even without --expose-gc. */
-function findGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc');
-}
-const gc = findGc();
-/** Lets pending callbacks run, then collects twice (the second pass sweeps what the first freed). */
-async function settle() {
-  await tick();
-  await tick();
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
-
-/**
- * Runs `rounds + 1` rounds of every case (the first is a warm-up and is dropped), rotating
- * the order of the cases each round so that none always runs first or last. A case returns
- * one number or an array of samples; each case gets every sample of the measured rounds.
- */
-async function interleave(cases, rounds = ROUNDS) {
-  const names = Object.keys(cases);
-  const samples = Object.fromEntries(names.map((name) => [name, []]));
-  for (let round = 0; round <= rounds; round++) {
-    for (let j = 0; j < names.length; j++) {
-      const name = names[(round + j) % names.length];
-      const result = await cases[name]();
-      if (round > 0) samples[name].push(...(typeof result === 'number' ? [result] : result));
-    }
-  }
-  return samples;
-}
 
 // ---------------------------------------------------------------------------------------
 // Fixtures
@@ -178,17 +134,7 @@ async function initToReady({ createClient }) {
     on: initBatch({}),
     off: initBatch({ events: false }),
     tabs: initBatch({ syncTabs: true }),
-    copy: async () => {
-      const us = new Array(INIT_BATCH);
-      let sink = 0;
-      for (let i = 0; i < INIT_BATCH; i++) {
-        const start = now();
-        const copy = await Promise.resolve({ ...values });
-        us[i] = (now() - start) / 1000;
-        sink += copy['flag-42'] ? 1 : 0;
-      }
-      return sink < 0 ? [] : us;
-    },
+    copy: copyBaseline(values, INIT_BATCH),
   });
   const base = median(samples.copy);
   const row = (name, xs) => ({
@@ -493,12 +439,6 @@ async function setContext({ createClient, evaluateFlag }) {
 }
 
 // ---------------------------------------------------------------------------------------
-
-function fmt(x) {
-  if (!Number.isFinite(x)) return String(x);
-  const abs = Math.abs(x);
-  return abs >= 100 ? x.toFixed(0) : abs >= 10 ? x.toFixed(1) : x.toFixed(2);
-}
 
 function printRow(r) {
   const ratio = r.ratio === undefined || !Number.isFinite(r.ratio) ? '' : `${r.ratio >= 10 ? r.ratio.toFixed(0) : r.ratio.toFixed(1)}×`;

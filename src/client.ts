@@ -34,18 +34,10 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     },
   );
   const http = createHttpClient(config, page.exits);
-  // Its own HTTP client: close() aborts polling but still sends the last flush; its own errors
-  // go to onError only (buffered, they would feed themselves). Object.assign, not a spread
-  // with members after it: V8 adds those one hidden class at a time (~1.7 µs).
-  // `shell` exists before the first event: none is buffered while the client is being made.
-  const events = options.events === false ? null : createEventSender(Object.assign({}, config, { http: createHttpClient(config, page.exits), report: toApp, offline: () => shell.offline() }));
-  const errors = createErrorChannel(toApp, events);
-  const { report } = errors;
   // Tab sync and the localStorage cache are a page's: elsewhere they are off unless asked for.
   const browserPage = inPage();
   const storage = options.cache ?? ((options.persist ?? browserPage) ? browserStorage() : undefined);
   const keyFingerprint = fingerprint(config.sdkKey);
-  const listeners = createSubscribable<ChangeEvent>((cause) => errors.threw('a subscribe listener', cause));
 
   const shell = createMachineShell(config, http, {
     changed(previous) {
@@ -66,6 +58,13 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
     },
   });
   const { dispatch } = shell;
+  // Its own HTTP client: close() aborts polling but still sends the last flush; its own errors
+  // go to onError only (buffered, they would feed themselves). Object.assign, not a spread
+  // with members after it: V8 adds those one hidden class at a time (~1.7 µs).
+  const events = options.events === false ? null : createEventSender(Object.assign({}, config, { http: createHttpClient(config, page.exits), report: toApp, offline: shell.offline }));
+  const errors = createErrorChannel(toApp, events);
+  const { report } = errors;
+  const listeners = createSubscribable<ChangeEvent>((cause) => errors.threw('a subscribe listener', cause));
   const identity = createIdentity(config, { http, events, storage, report, reevaluate: () => reads.reevaluate(), closed: shell.closed, offline: shell.offline });
   const reads = createClientReads(options.defaults, events, { identity, machine: shell }, report, (changed) => listeners.emit({ changed, status: shell.state().status }));
 
