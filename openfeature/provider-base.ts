@@ -34,7 +34,9 @@ export abstract class ProviderBase<E extends AnyProviderEvent> {
       throw new Error(
         result.status === 'timeout'
           ? `flagplane: no snapshot within readyTimeout${error ? ` (${error.message})` : ''}; READY follows when one arrives`
-          : 'flagplane: the client was closed before its first snapshot',
+          : result.status === 'interrupted'
+            ? 'flagplane: the framework the app runs in ended the first fetch (a server render that ended); READY follows when a snapshot arrives'
+            : 'flagplane: the client was closed before its first snapshot',
       );
     } finally {
       this.stopEvents();

@@ -109,7 +109,8 @@ const PATTERNS = {
   sdkKey: [/^svc_sdk_(server|client)_[\w-]{8,128}$/, 'be svc_sdk_client_ or svc_sdk_server_ then 8 to 128 letters, digits, _ or -'],
   // An origin, maybe with a path: credentials, a query or a fragment would misroute every request.
   baseUrl: [/^https?:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/i, 'be http(s)://host[/path]'],
-  streamUrl: [/^(ws|http)s?:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/i, 'be ws(s):// or http(s)://host[/path]'],
+  // The banner's full stream URL is fine; another route of the protocol is a mistake.
+  streamUrl: [/^(ws|http)s?:\/\/[^/?#@\s]+(?!.*\/sdk\/(?!v1\/stream\/*$))(\/[^?#\s]*)?$/i, 'be ws(s):// or http(s)://host[/path][/sdk/v1/stream]'],
 } as const;
 
 /**

@@ -1,4 +1,16 @@
 import type { HttpTransport } from './http-types';
+import { isString } from '../shared/guards';
+
+/**
+ * Whether `fetch` threw to end a server render rather than because the network failed.
+ * React's server frameworks mark what they throw with a string `digest` (Next.js: dynamic
+ * usage while prerendering, `redirect()`, `notFound()`); React's postpone has its own type;
+ * and an abort the client never asked for came from the framework too.
+ */
+const endedByFramework = (cause: unknown) => {
+  const thrown = cause as { digest?: unknown; name?: unknown; $$typeof?: unknown } | null;
+  return isString(thrown?.digest) || thrown?.name === 'AbortError' || thrown?.$$typeof === Symbol.for('react.postpone');
+};
 
 /**
  * What requests outside browsers add: `no-store`, until the runtime rejects the field
@@ -33,6 +45,9 @@ export const fetchTransport: HttpTransport = async (request) => {
     return { kind: 'response', status, header, body: await response.text() };
   } catch (cause) {
     if (request.signal.aborted) return { kind: 'aborted' };
+    // Pages have no server render to end (the browser build leaves the check out): a browser
+    // that cancels a request fails it, and it is retried.
+    if (typeof __FLAGPLANE_BROWSER__ == 'undefined' && !browser && endedByFramework(cause)) return { kind: 'aborted', cause };
     // Rejected before any I/O: sent again, without the field.
     if (typeof __FLAGPLANE_BROWSER__ == 'undefined' && noStore && /'cache'/.test(cause as string)) return (noStore = undefined), fetchTransport(request);
     // Chromium fails the requests of a page that goes away just before `pagehide`, and an

@@ -5,9 +5,8 @@ import { parseJson } from '../shared/parse-json';
 import { isString } from '../shared/guards';
 
 export type SendOutcome =
-  | Extract<HttpResult, { kind: 'response' }>
-  | { kind: 'failed'; error: NetworkError | TimeoutError }
-  | { kind: 'aborted' };
+  | Extract<HttpResult, { kind: 'response' | 'aborted' }>
+  | { kind: 'failed'; error: NetworkError | TimeoutError };
 
 /** What a route's request adds to the method, URL and bearer key the HTTP client sets. */
 export interface RouteRequest {

@@ -20,7 +20,12 @@ export type HttpResult =
       body: string;
     }
   | { kind: 'network-error'; cause: unknown }
-  | { kind: 'aborted' };
+  /**
+   * Ended by the client (timeout, a newer request, `close()`), or, with a `cause`, by the
+   * framework the app runs in: what its fetch threw to end the request, such as Next.js's
+   * dynamic-usage error while it prerenders. Neither is a network failure.
+   */
+  | { kind: 'aborted'; cause?: unknown };
 
 /**
  * The HTTP transport adapter: one function. The default is built on the global

@@ -26,6 +26,11 @@ export interface ClientStatus {
 export type ReadyResult =
   | { status: 'ready'; source: SnapshotSource }
   | { status: 'timeout'; source: null }
+  /**
+   * Before any snapshot, the framework the app runs in ended the fetch to end its render
+   * (Next.js prerendering a page that reads flags): not a failure. Polling goes on.
+   */
+  | { status: 'interrupted'; source: null }
   | { status: 'closed'; source: null };
 
 /** The whole state of the fetch machine. */

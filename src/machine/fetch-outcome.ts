@@ -8,7 +8,7 @@ import type { MachineEvent } from './transition';
 
 /** Turns a snapshot fetch's outcome into a machine event; `null` for a request we aborted. */
 export function snapshotOutcomeToEvent(outcome: SendOutcome, now: number, random: number): MachineEvent | null {
-  if (outcome.kind === 'aborted') return null;
+  if (outcome.kind === 'aborted') return typeof __FLAGPLANE_BROWSER__ == 'undefined' && outcome.cause !== undefined ? { type: 'fetch-interrupted' } : null;
   let error: FlagplaneError;
   let retryAfterMs: number | null = null;
   if (outcome.kind === 'failed') {

@@ -12,6 +12,8 @@ export type MachineEvent =
   | { type: 'snapshot-received'; snapshot: FlagSnapshot; etag: string | null; source: SnapshotSource }
   | { type: 'not-modified' }
   | { type: 'fetch-failed'; error: FlagplaneError; retryAfterMs: number | null; random: number }
+  /** The framework the app runs in ended the fetch (Next.js prerendering): no failure, no retry. */
+  | { type: 'fetch-interrupted' }
   /** Fired by the timers of the same name (see {@link TimerName}). */
   | { type: 'poll-due' }
   | { type: 'ready-timeout' }
@@ -89,9 +91,7 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
     effects,
     // The status always carries the version of the snapshot held.
     held: status.version ?? -1,
-    resolveReady(result) {
-      if (initializing) effects.push({ type: 'resolve-ready', result });
-    },
+    resolveReady: (result) => initializing && effects.push({ type: 'resolve-ready', result }),
     fetch() {
       next.fetch = 'in-flight';
       effects.push({ type: 'fetch', minVersion: next.wanted });
@@ -151,6 +151,9 @@ export function transition(state: MachineState, event: MachineEvent, config: Mac
       status.connection = 'stopped';
       effects.push({ type: 'stop' });
       step.resolveReady({ status: 'closed', source: null });
+      break;
+    default: // 'fetch-interrupted', which the browser build never sees
+      if (typeof __FLAGPLANE_BROWSER__ == 'undefined') interrupted(step, config);
   }
   const changed = (Object.keys(status) as Array<keyof ClientStatus>).some((key) => status[key] !== state.status[key]);
   next.status = changed ? status : state.status;
@@ -208,6 +211,16 @@ function failed({ next, status, effects, arm }: Step, event: Extract<MachineEven
   const backoff = nextDelay(next.failures, { ...RETRY_POLICY, max, random: event.random });
   effects.push({ type: 'report', error: event.error });
   arm('poll-due', Math.max(backoff, event.retryAfterMs ?? 0));
+}
+
+/**
+ * A fetch the app's framework ended: not a failure (no report, no backoff). The render that
+ * wanted the flags is gone, and waiting out `readyTimeout` would stall the next one.
+ */
+function interrupted({ next, resolveReady, arm }: Step, config: MachineConfig): void {
+  next.fetch = 'idle';
+  resolveReady({ status: 'interrupted', source: null });
+  if (config.pollInterval) arm('poll-due', config.pollInterval);
 }
 
 function stopCatchingUp(next: Draft<MachineState>): void {

@@ -46,14 +46,20 @@ export function nextAppChecks(suite: AppsSuite): void {
     app?.remove();
   }, 30_000);
 
-  it('next build renders nothing at build time and waits on no flag (the page is dynamic: it reads the request first)', () => {
+  it('next build waits on no flag: a page that reads the request first is dynamic, and one that awaits ready() first has its fetch ended by Next, not retried until readyTimeout', () => {
     const generating = /Generating static pages[^\n]*\bin ([\d.]+)(ms|s)\b/.exec(buildOutput);
     expect(generating, buildOutput).not.toBeNull();
     const ms = Number(generating![1]) * (generating![2] === 's' ? 1000 : 1);
-    // A fetch of the flags at build time would wait for readyTimeout (5 s) per page.
+    // A fetch retried as a network failure would wait for readyTimeout (5 s) on /flags-first.
     expect(ms, buildOutput).toBeLessThan(2000);
     expect(buildOutput).toMatch(/ƒ \/\s/);
+    expect(buildOutput).toMatch(/ƒ \/flags-first\s/);
     expect(buildOutput).not.toContain('[flags]');
+  });
+
+  it('the page whose build-time fetch Next ended serves the flags of each request', async () => {
+    const html = await (await fetch(`${origin}/flags-first`)).text();
+    expect(/id="provider"[^>]*>([^<]*)</.exec(html)?.[1]).toBe(served(suite.server, { attributes: { country: 'DE' } }, 'anyone', SERVER_ONLY));
   });
 
   it('the server HTML and the first client render agree, no server-only flag reaches the page, and a publish shows within 1 s', async () => {

@@ -6,6 +6,7 @@ import { trackSettlements } from '../helpers/settlements';
 import { createClient } from '../../src/client';
 import { ConfigError, NetworkError } from '../../src/shared/errors';
 import type { VisibilitySource } from '../../src/platform/index';
+import { defineStreamTransport } from '../../src/stream/stream-transport';
 
 /** Options that start nothing beyond the snapshot fetch: no events, no tabs, no cache. */
 const quiet = { sdkKey: CLIENT_KEY, baseUrl: BASE_URL, events: false, syncTabs: false, persist: false, anonymousId: 'edge-test-id' };
@@ -107,13 +108,25 @@ describe('option validation: createClient throws a ConfigError, and only that', 
     throw new Error('createClient did not throw');
   };
 
+  const STREAM_URL_RULE = 'ws(s):// or http(s)://host[/path][/sdk/v1/stream]';
+
+  it('streamUrl takes the origin, a path prefix, or the full stream URL the server prints, trailing slash or not', () => {
+    const streamTransport = defineStreamTransport(() => ({ send() {}, close() {} }));
+    for (const streamUrl of ['ws://127.0.0.1:8787', 'ws://127.0.0.1:8787/sdk/v1/stream', 'wss://flags.test/edge/eu/sdk/v1/stream/', 'https://flags.test/edge/eu', 'wss://flags.test/sdk-proxy']) {
+      expect(() => createClient({ ...quiet, streamUrl, streamTransport, transport: () => new Promise(() => undefined) }).close(), streamUrl).not.toThrow();
+    }
+  });
+
   it.each([
     ['a missing baseUrl', { baseUrl: undefined }, 'baseUrl is required'],
     ['a null sdkKey', { sdkKey: null }, 'sdkKey is required'],
     ['a baseUrl without a scheme', { baseUrl: 'localhost:8787' }, 'baseUrl must be http(s)://host[/path] (got "localhost:8787")'],
     ['a baseUrl with a query', { baseUrl: 'https://flags.test/?env=1' }, 'baseUrl must be http(s)://host[/path] (got "https://flags.test/?env=1")'],
     ['a baseUrl that is a number', { baseUrl: 8787 }, 'baseUrl must be http(s)://host[/path] (got number)'],
-    ['an ftp streamUrl', { streamUrl: 'ftp://x.test' }, 'streamUrl must be ws(s):// or http(s)://host[/path] (got "ftp://x.test")'],
+    ['an ftp streamUrl', { streamUrl: 'ftp://x.test' }, `streamUrl must be ${STREAM_URL_RULE} (got "ftp://x.test")`],
+    ['a streamUrl naming the snapshot route', { streamUrl: 'ws://127.0.0.1:8787/sdk/v1/snapshot' }, `streamUrl must be ${STREAM_URL_RULE} (got "ws://127.0.0.1:8787/sdk/v1/snapshot")`],
+    ['a streamUrl naming no route of ours under /sdk/', { streamUrl: 'wss://flags.test/sdk/v1/streams' }, `streamUrl must be ${STREAM_URL_RULE} (got "wss://flags.test/sdk/v1/streams")`],
+    ['a streamUrl past the stream route', { streamUrl: 'wss://flags.test/sdk/v1/stream/x' }, `streamUrl must be ${STREAM_URL_RULE} (got "wss://flags.test/sdk/v1/stream/x")`],
     ['a short sdkKey', { sdkKey: 'abc' }, 'sdkKey must be svc_sdk_client_ or svc_sdk_server_ then 8 to 128 letters, digits, _ or - (got "abc")'],
   ])('%s: the message says what is expected and what was received', (_label, options, message) => {
     expect(messageOf(options)).toBe(message);

@@ -69,6 +69,30 @@ describe('ready()', () => {
     await client.close();
   });
 
+  it('resolves with interrupted at once when the app’s framework ends the fetch (Next.js prerendering): no error, no retry, polling goes on', async () => {
+    const dynamicUsage = Object.assign(new Error('used no-store fetch'), { digest: 'DYNAMIC_SERVER_USAGE' });
+    let rendering = true;
+    let fetches = 0;
+    const { client, errors } = harness(() => (fetches++, rendering ? { kind: 'aborted', cause: dynamicUsage } : jsonResponse(200, snapshotOf(1, { a: 1 }))), {
+      readyTimeout: 5000,
+      pollInterval: 30_000,
+    });
+    const seen = track(client.ready());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual({ at: 0, result: { status: 'interrupted', source: null } });
+    expect(client.getStatus()).toMatchObject({ status: 'initializing', error: null });
+    // A network failure would be retried within a second or two; this waits for the next poll.
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(fetches).toBe(1);
+    expect(client.getStatus().status).toBe('initializing');
+    rendering = false;
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fetches).toBe(2);
+    expect(client.getStatus()).toMatchObject({ status: 'ready', version: 1 });
+    expect(errors).toEqual([]);
+    await client.close();
+  });
+
   it('resolves with closed when closed before anything arrived', async () => {
     const { client } = harness(() => 'hang');
     const seen = track(client.ready());

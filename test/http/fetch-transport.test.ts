@@ -141,12 +141,32 @@ describe('fetchTransport on odd fetch behaviour', () => {
     expect(result).toMatchObject({ kind: 'response', status: 200, body: 'late-bound' });
   });
 
-  it('an AbortError DOMException nobody asked for (the browser cancelled it) is a network error, not a silent abort', async () => {
+  it('in a page, an AbortError DOMException nobody asked for (the browser cancelled it) is a network error, not a silent abort', async () => {
     const cause = new DOMException('The user aborted a request.', 'AbortError');
+    vi.stubGlobal('document', {});
     vi.stubGlobal('fetch', async () => {
       throw cause;
     });
     expect(await fetchTransport(httpRequest())).toEqual({ kind: 'network-error', cause });
+  });
+
+  it('outside pages, what a server framework throws to end its render ends the request with that cause: Next.js digests, React postpone, an abort we did not ask for', async () => {
+    const dynamicUsage = Object.assign(new Error('Route / couldn’t be rendered statically because it used no-store fetch'), { digest: 'DYNAMIC_SERVER_USAGE' });
+    const postpone = Object.assign(new Error('postponed'), { $$typeof: Symbol.for('react.postpone') });
+    const abort = new DOMException('This operation was aborted', 'AbortError');
+    for (const cause of [dynamicUsage, postpone, abort]) {
+      vi.stubGlobal('fetch', async () => {
+        throw cause;
+      });
+      expect(await fetchTransport(httpRequest())).toEqual({ kind: 'aborted', cause });
+    }
+    // The network failing is still a network error: Node's, and Bun's (an Error with a code).
+    for (const cause of [new TypeError('fetch failed'), Object.assign(new Error('Unable to connect'), { code: 'ConnectionRefused' })]) {
+      vi.stubGlobal('fetch', async () => {
+        throw cause;
+      });
+      expect(await fetchTransport(httpRequest())).toEqual({ kind: 'network-error', cause });
+    }
   });
 
   it('a rejection after our own abort is an abort, whatever it is (TypeError, DOMException)', async () => {

@@ -119,6 +119,20 @@ describe('transition: the fetch machine as a table', () => {
     expect(last[1]).toEqual({ type: 'timer', timer: 'poll-due', delay: 20_000 });
   });
 
+  it('a fetch the framework interrupted resolves ready as interrupted, reports nothing, counts no failure and waits for the next poll', () => {
+    const { state, last } = run([start, { type: 'fetch-interrupted' }]);
+    expect(last).toEqual([
+      { type: 'resolve-ready', result: { status: 'interrupted', source: null } },
+      { type: 'timer', timer: 'poll-due', delay: 30_000 },
+    ]);
+    expect(state).toMatchObject({ fetch: 'idle', failures: 0, status: { status: 'initializing', error: null } });
+    expect(run([start, { type: 'fetch-interrupted' }], { pollInterval: 0, readyTimeout: 5000 }).last).toEqual([
+      { type: 'resolve-ready', result: { status: 'interrupted', source: null } },
+    ]);
+    // Once ready, an interrupted fetch resolves nothing again.
+    expect(run([start, net(), { type: 'poll-due' }, { type: 'fetch-interrupted' }]).last).toEqual([{ type: 'timer', timer: 'poll-due', delay: 30_000 }]);
+  });
+
   it('the ready timeout fails readiness once; a later success makes it ready without resolving again', () => {
     const timedOut = run([start, { type: 'ready-timeout' }]);
     expect(timedOut.last).toEqual([{ type: 'resolve-ready', result: { status: 'timeout', source: null } }]);
