@@ -57,7 +57,17 @@ export function evaluateFlag(
         reason = 'SPLIT';
       }
     }
-    return { kind: 'served', value: variations[variation]!, variation, reason, ...(matched && { ruleId: matched.id as string }) };
+    // `variationKeys` is optional and only read: a flag with malformed keys still serves, keyless.
+    const keys: unknown = flag.variationKeys;
+    const variationKey: unknown = isArray(keys) && keys[variation];
+    return {
+      kind: 'served',
+      value: variations[variation]!,
+      variation,
+      reason,
+      ...(matched && { ruleId: matched.id as string }),
+      ...(isString(variationKey) && variationKey && { variationKey }),
+    };
   } catch {
     return { kind: 'error', errorCode: 'PARSE_ERROR' };
   }

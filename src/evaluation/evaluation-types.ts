@@ -48,6 +48,7 @@ export type FlagEvaluation =
       variation: number;
       reason: 'DISABLED' | 'TARGETING_MATCH' | 'SPLIT' | 'DEFAULT';
       ruleId?: string;
+      variationKey?: string;
     }
   | { kind: 'error'; errorCode: 'PARSE_ERROR' };
 
@@ -58,6 +59,8 @@ export interface EvaluationDetails<T = JsonValue> {
   reason: EvaluationReason;
   /** Index of the served variation, or `null` when a default or override was served. */
   variation: number | null;
+  /** The served variation's name, when the flag names its variations (`variationKeys`). */
+  variationKey?: string;
   /** The matching rule's id, when a rule decided. */
   ruleId?: string;
   /** Version of the snapshot evaluated, or `null` when there is none. */

@@ -37,6 +37,8 @@ const before: Operator = (a, v) => toEpochMs(a) < toEpochMs(v);
 export const OPERATORS: Record<string, Operator> = {
   exists: () => true,
   in: (a, v) => a === v && (isString(a) || isNumber(a)),
+  // Booleans only: `in` leaves them out, so a rule written for `is` never matches a string "true".
+  is: (a, v) => a === v && typeof a == 'boolean',
   contains: strings('includes'),
   startsWith: strings('startsWith'),
   endsWith: strings('endsWith'),

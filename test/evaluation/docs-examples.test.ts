@@ -8,13 +8,13 @@ import { makeFlag, rule } from './flags';
 // docs/evaluation.md promises that every operator example matches its sample context.
 const doc = readFileSync(fileURLToPath(new URL('../../docs/evaluation.md', import.meta.url)), 'utf8');
 const section = doc.slice(doc.indexOf('### Operators'), doc.indexOf('### Segment conditions'));
-const context = JSON.parse(/`(\{ "attributes": .*\})`/.exec(section)![1]!) as { attributes: Record<string, string | number> };
+const context = JSON.parse(/`(\{ "attributes": .*\})`/.exec(section)![1]!) as { attributes: Record<string, string | number | boolean> };
 const examples = [...section.matchAll(/^(\{ "kind": "attribute".*\})$/gm)].map((m) => m[1]!);
 
 describe('docs/evaluation.md operator examples', () => {
   it('cover every operator', () => {
     const ops = new Set(examples.map((e) => (JSON.parse(e) as { op: string }).op));
-    const all = ['in', 'contains', 'startsWith', 'endsWith', 'lt', 'lte', 'gt', 'gte', 'semverEq', 'semverLt', 'semverGt', 'before', 'after', 'exists'];
+    const all = ['in', 'contains', 'startsWith', 'endsWith', 'lt', 'lte', 'gt', 'gte', 'semverEq', 'semverLt', 'semverGt', 'before', 'after', 'exists', 'is'];
     expect([...ops].sort()).toEqual(all.sort());
   });
 

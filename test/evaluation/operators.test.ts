@@ -7,7 +7,7 @@ import { bad, flagWith } from './flags';
 const MISSING = Symbol('missing');
 type Attr = JsonValue | typeof MISSING;
 /** [attribute value, condition values, whether the operator holds] */
-type Case = [Attr, Array<string | number> | undefined, boolean];
+type Case = [Attr, Array<string | number | boolean> | undefined, boolean];
 
 // Every operator of the schema must have a table; `satisfies` fails the typecheck
 // when an operator is added to AttributeOperator without cases here.
@@ -24,6 +24,19 @@ const CASES = {
     [['beta'], ['beta'], false], // arrays are not searched
     ['beta', [], false],
     ['beta', undefined, false], // no values: nothing to match
+  ],
+  is: [
+    [true, [true], true],
+    [false, [false], true],
+    [false, [true], false],
+    [true, [false, true], true],
+    ['true', [true], false], // no coercion: a string is not a boolean
+    [1, [true], false],
+    [0, [false], false],
+    [true, ['true'], false],
+    [[true], [true], false],
+    [true, [], false],
+    [true, undefined, false],
   ],
   contains: [
     ['hello world', ['wor'], true],
