@@ -1,4 +1,4 @@
-import { GenericEventEmitter, type AnyProviderEvent, type EventContext } from '@openfeature/core';
+import { ErrorCode, GenericEventEmitter, type AnyProviderEvent, type EventContext } from '@openfeature/core';
 import { HttpError, type ClientStatus, type FlagsClient } from '../src/index';
 
 type Listener = (...args: unknown[]) => void;
@@ -60,19 +60,25 @@ export class ProviderEventEmitter<E extends AnyProviderEvent> extends GenericEve
 }
 
 /** How a provider stands, from the client's status. */
-type Health = 'not-ready' | 'ready' | 'stale' | 'error';
+type Health = 'not-ready' | 'ready' | 'stale' | 'fatal';
 
-// A key the server refuses (revoked, or of another environment) will not heal by waiting.
-const refused = (status: ClientStatus) => status.error instanceof HttpError && (status.error.status === 401 || status.error.status === 403);
+/**
+ * Why the data plane refused the client's key for good, or `null`: a fetch answered 401 or 403
+ * (a bad or revoked key, or one of another environment), or — `streamRefusal`, which the
+ * provider hears through the `onError` of a client it made — the stream closed with 4401 or
+ * 4403. Waiting will not heal either: OpenFeature's FATAL.
+ */
+export const refusal = (status: ClientStatus, streamRefusal: string | null): string | null =>
+  status.error instanceof HttpError && (status.error.status === 401 || status.error.status === 403) ? status.error.message : streamRefusal;
 
-function healthOf(status: ClientStatus, previous?: Health): Health {
+function healthOf(status: ClientStatus, streamRefusal: string | null, previous?: Health): Health {
+  if (previous === 'fatal' || refusal(status, streamRefusal)) return 'fatal';
   if (status.version === null) return 'not-ready';
-  if (refused(status)) return 'error';
   // A reconnect attempt (`connecting` after a lost stream) is not the stream back: stale until it streams.
   return status.error || status.connection === 'reconnecting' || (status.connection === 'connecting' && previous === 'stale') ? 'stale' : 'ready';
 }
 
-const EVENT_OF = { ready: 'PROVIDER_READY', stale: 'PROVIDER_STALE', error: 'PROVIDER_ERROR' } as const;
+const EVENT_OF = { ready: 'PROVIDER_READY', stale: 'PROVIDER_STALE', fatal: 'PROVIDER_ERROR' } as const;
 
 /**
  * Turns the client's changes into OpenFeature provider events, from the moment it is called
@@ -80,20 +86,33 @@ const EVENT_OF = { ready: 'PROVIDER_READY', stale: 'PROVIDER_STALE', error: 'PRO
  * - READY when the client serves a snapshot again after a failure, a lost stream, or no
  *   snapshot at `initialize`;
  * - STALE while a fetch fails or the stream reconnects (the values served may be old);
- * - ERROR when the server refuses the key (401, 403);
+ * - ERROR with `PROVIDER_FATAL`, once and for good, when the data plane refuses the key
+ *   (see {@link refusal}): nothing follows it, so the SDK's FATAL state stays;
  * - CONFIGURATION_CHANGED for a new snapshot version, or flags whose value changed, with
  *   `flagsChanged` (the flags read so far whose value, variation, reason or rule changed)
  *   — except while `quiet()`, when the change is the app's own context change.
  * Returns the function that stops it.
  */
-export function bridgeEvents(client: FlagsClient, emitter: ProviderEventEmitter<AnyProviderEvent>, quiet: () => boolean): () => void {
+export function bridgeEvents(
+  client: FlagsClient,
+  emitter: ProviderEventEmitter<AnyProviderEvent>,
+  quiet: () => boolean,
+  streamRefusal: () => string | null,
+  onFatal: (reason: string) => void,
+): () => void {
   let { version } = client.getStatus();
-  let health = healthOf(client.getStatus());
+  let health = healthOf(client.getStatus(), streamRefusal());
   return client.subscribe(({ changed, status }) => {
-    if (status.connection === 'stopped') return;
-    const next = healthOf(status, health);
+    if (status.connection === 'stopped' || health === 'fatal') return;
+    const next = healthOf(status, streamRefusal(), health);
     if (next !== health && next !== 'not-ready') {
-      const details: EventContext = next === 'ready' ? {} : { message: status.error?.message ?? 'the stream is reconnecting' };
+      const fatal = next === 'fatal' && refusal(status, streamRefusal());
+      if (fatal) onFatal(fatal);
+      const details: EventContext = fatal
+        ? { message: fatal, errorCode: ErrorCode.PROVIDER_FATAL }
+        : next === 'ready'
+          ? {}
+          : { message: status.error?.message ?? 'the stream is reconnecting' };
       emitter.emit(EVENT_OF[next] as AnyProviderEvent, details);
     }
     health = next;

@@ -19,19 +19,19 @@ export class FlagplaneServerProvider extends ProviderBase<ServerProviderEvents> 
   }
 
   async resolveBooleanEvaluation(key: string, fallback: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
-    return resolveFrom.primitive(this.viewFor(context), key, fallback);
+    return resolveFrom.primitive(this.client, this.viewFor(context), key, fallback);
   }
 
   async resolveStringEvaluation(key: string, fallback: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
-    return resolveFrom.primitive(this.viewFor(context), key, fallback);
+    return resolveFrom.primitive(this.client, this.viewFor(context), key, fallback);
   }
 
   async resolveNumberEvaluation(key: string, fallback: number, context: EvaluationContext): Promise<ResolutionDetails<number>> {
-    return resolveFrom.primitive(this.viewFor(context), key, fallback);
+    return resolveFrom.primitive(this.client, this.viewFor(context), key, fallback);
   }
 
   async resolveObjectEvaluation<T extends JsonValue>(key: string, fallback: T, context: EvaluationContext): Promise<ResolutionDetails<T>> {
-    return resolveFrom.object(this.viewFor(context), key, fallback);
+    return resolveFrom.object(this.client, this.viewFor(context), key, fallback);
   }
 
   private viewFor(context: EvaluationContext) {

@@ -1,10 +1,5 @@
-import type {
-  EvaluationContext,
-  JsonValue,
-  Provider,
-  ProviderEmittableEvents,
-  ResolutionDetails,
-} from '@openfeature/web-sdk';
+import { ClientProviderEvents, ErrorCode } from '@openfeature/core';
+import type { EvaluationContext, JsonValue, Provider, ProviderEmittableEvents, ResolutionDetails } from '@openfeature/web-sdk';
 import { toFlagplaneContext } from './context';
 import { ProviderBase } from './provider-base';
 import { resolveFrom } from './resolution';
@@ -33,21 +28,25 @@ export class FlagplaneWebProvider extends ProviderBase<ProviderEmittableEvents> 
     } finally {
       this.reconciling = false;
     }
+    // The web SDK marks a provider READY after every context change, FATAL or not: FATAL is
+    // for good, so it is announced again once the SDK is done.
+    const reason = this.fatalReason;
+    if (reason) queueMicrotask(() => this.events.emit(ClientProviderEvents.Error, { message: reason, errorCode: ErrorCode.PROVIDER_FATAL }));
   }
 
   resolveBooleanEvaluation(key: string, fallback: boolean): ResolutionDetails<boolean> {
-    return resolveFrom.primitive(this.client, key, fallback);
+    return resolveFrom.primitive(this.client, this.client, key, fallback);
   }
 
   resolveStringEvaluation(key: string, fallback: string): ResolutionDetails<string> {
-    return resolveFrom.primitive(this.client, key, fallback);
+    return resolveFrom.primitive(this.client, this.client, key, fallback);
   }
 
   resolveNumberEvaluation(key: string, fallback: number): ResolutionDetails<number> {
-    return resolveFrom.primitive(this.client, key, fallback);
+    return resolveFrom.primitive(this.client, this.client, key, fallback);
   }
 
   resolveObjectEvaluation<T extends JsonValue>(key: string, fallback: T): ResolutionDetails<T> {
-    return resolveFrom.object(this.client, key, fallback);
+    return resolveFrom.object(this.client, this.client, key, fallback);
   }
 }

@@ -2,6 +2,7 @@ export { createClient } from './client';
 // Server-side (a view per request; what a page starts from): functions, so that browser bundles drop them.
 export { forContext } from './reads/for-context';
 export { browserBootstrap } from './reads/browser-bootstrap';
+export { heldSnapshot } from './reads/held-snapshot';
 export { createMemoryStorage } from './storage/memory-storage';
 export { fetchTransport } from './http/fetch-transport';
 export { nextDelay } from './shared/backoff';

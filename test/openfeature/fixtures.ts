@@ -20,6 +20,8 @@ export const proOnly: Flag = {
   fallthrough: { variation: 0 },
   salt: 'dark-mode',
   clientSide: true,
+  variationKeys: ['off', 'on'],
+  metadata: { owner: 'design', sunset: 2027, temporary: true },
 };
 
 /** The flags the OpenFeature tests resolve; `theme` is what each publish changes. */

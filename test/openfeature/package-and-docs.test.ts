@@ -80,8 +80,9 @@ console.log(client.get('theme'), typed);`;
       const out = (await node('web-example.mjs', onServer(examples[0]!))).trim().split('\n');
       expect(out[0]).toBe('true');
       expect(out.join('\n')).toMatch(/reason: 'SPLIT'/);
-      expect(out.join('\n')).toMatch(/ruleId: 'north-america-experiment'/);
       expect(out.join('\n')).toMatch(/value: '(green|orange)'/);
+      expect(out.join('\n')).toMatch(/variant: '(green|orange)-button'/);
+      expect(out.join('\n')).toMatch(/flagMetadata: \{ owner: 'checkout-team', experiment: true \}/);
     });
 
     it('the server example prints what its comments say', async () => {

@@ -35,8 +35,8 @@ describe('FlagplaneServerProvider in @openfeature/server-sdk', () => {
     expect(await of.getBooleanDetails('dark-mode', false, { targetingKey: 'u', plan: 'pro' })).toMatchObject({
       value: true,
       reason: 'TARGETING_MATCH',
-      variant: '1',
-      flagMetadata: { ruleId: 'pro', version: provider.client.getStatus().version! },
+      variant: 'on',
+      flagMetadata: { owner: 'design', sunset: 2027, temporary: true },
     });
     expect(provider.client.getContext()).toBe(own);
   });

@@ -52,17 +52,17 @@ async function ready(extra: Partial<ClientOptions> = {}, context = { targetingKe
 
 describe('FlagplaneWebProvider in @openfeature/web-sdk', () => {
   it('resolves the four types with reason, variant and metadata from the snapshot', async () => {
-    const { provider, of } = await ready();
+    const { of } = await ready();
     expect(of.providerStatus).toBe(ProviderStatus.READY);
-    const version = provider.client.getStatus().version!;
-    expect(of.getBooleanDetails('dark-mode', false)).toMatchObject({
+    expect(of.getBooleanDetails('dark-mode', false)).toEqual({
       flagKey: 'dark-mode',
       value: true,
       reason: 'TARGETING_MATCH',
-      variant: '1',
-      flagMetadata: { version, ruleId: 'pro' },
+      variant: 'on',
+      flagMetadata: { owner: 'design', sunset: 2027, temporary: true },
     });
-    expect(of.getStringDetails('theme', 'dark')).toMatchObject({ value: 'light', reason: 'DEFAULT', variant: '0', flagMetadata: { version } });
+    // No rules, a fixed fallthrough: OpenFeature's STATIC. No variationKeys: the index. No metadata: none.
+    expect(of.getStringDetails('theme', 'dark')).toEqual({ flagKey: 'theme', value: 'light', reason: 'STATIC', variant: '0', flagMetadata: {} });
     expect(of.getNumberValue('page-size', 10)).toBe(20);
     expect(of.getObjectValue('banner', {})).toEqual({ show: true, headline: 'Spring' });
     // OpenFeature's object type takes arrays too.
@@ -124,7 +124,7 @@ describe('FlagplaneWebProvider in @openfeature/web-sdk', () => {
     expect(changes).toEqual([]);
   });
 
-  it('STALE while fetches fail, READY once one succeeds; ERROR when the key is revoked', async () => {
+  it('STALE while fetches fail, READY once one succeeds; FATAL when the key is revoked', async () => {
     let failing = false;
     const flaky: HttpTransport = (request) => (failing ? Promise.resolve({ kind: 'network-error', cause: new Error('offline') }) : fetchTransport(request));
     const { provider, of } = await ready({ transport: flaky });
@@ -141,8 +141,9 @@ describe('FlagplaneWebProvider in @openfeature/web-sdk', () => {
     await waitFor(() => readies.length > 0, 5000, 'READY');
     server.revokeKey(clientKey);
     await provider.client.refresh();
-    await waitFor(() => errors.length > 0 && of.providerStatus === ProviderStatus.ERROR, 5000, 'ERROR');
-    expect(errors.at(-1)).toMatchObject({ message: expect.stringMatching(/401/) });
+    await waitFor(() => errors.length > 0 && of.providerStatus === ProviderStatus.FATAL, 5000, 'FATAL');
+    expect(errors.at(-1)).toMatchObject({ message: expect.stringMatching(/401/), errorCode: ErrorCode.PROVIDER_FATAL });
+    expect(of.getStringDetails('theme', 'dark')).toMatchObject({ value: 'dark', reason: 'ERROR', errorCode: ErrorCode.PROVIDER_FATAL });
   });
 
   it('STALE while the stream is down and reconnecting, READY once it streams again', async () => {
