@@ -31,15 +31,19 @@ export type AttributeOperator =
   | 'semverGt'
   | 'before'
   | 'after'
-  | 'exists';
+  | 'exists'
+  | 'is';
 
 /** A condition on `context.attributes[attribute]`. */
 export interface AttributeCondition {
   kind: 'attribute';
   attribute: string;
   op: AttributeOperator;
-  /** Compared values; the condition matches when any one matches. Omitted for `exists`. */
-  values?: Array<string | number>;
+  /**
+   * Compared values; the condition matches when any one matches. Omitted for `exists`;
+   * booleans for `is` (and only there).
+   */
+  values?: Array<string | number | boolean>;
   /** Inverts the result (a missing attribute under `negate` matches, except for `exists`, where it is simply "absent"). */
   negate?: boolean;
 }
@@ -82,6 +86,14 @@ export interface Flag {
   salt: string;
   /** Sent to client-kind keys only when true. */
   clientSide: boolean;
+  /**
+   * Optional: one name per variation (unique, non-empty), reported as the served
+   * variation's `variationKey` (and as OpenFeature's `variant`). Clients that predate it
+   * ignore it.
+   */
+  variationKeys?: string[];
+  /** Optional: the flag's own metadata, served to both key kinds (OpenFeature's `flagMetadata`). */
+  metadata?: Record<string, string | number | boolean>;
 }
 
 export interface FlagSnapshot {
