@@ -28,8 +28,22 @@ function typeOf(value: unknown): string {
 
 const hasType = (value: unknown, type: string) => typeOf(value) === type || (type === 'number' && typeOf(value) === 'integer');
 const member = (path: string, name: string) => (path ? `${path}.${name}` : name);
-/** JSON Schema counts a string's length in code points, not UTF-16 units. */
-const codePoints = (text: string) => [...text].length;
+
+/** `minLength` and `maxLength`, in code points as JSON Schema counts them (not UTF-16 units). */
+function lengthViolations(schema: Schema, text: string, path: string): SchemaViolation[] {
+  const length = [...text].length;
+  if (typeof schema.minLength === 'number' && length < schema.minLength) return [{ path, problem: `must have at least ${schema.minLength} character(s)` }];
+  if (typeof schema.maxLength === 'number' && length > schema.maxLength) return [{ path, problem: `must have at most ${schema.maxLength} characters, not ${length}` }];
+  return [];
+}
+
+/** `uniqueItems`: each item equal to an earlier one, named by its own index. */
+function repeatedItems(items: unknown[], path: string): SchemaViolation[] {
+  return items.flatMap((item, i) => {
+    const earlier = items.findIndex((other) => jsonEqual(other, item));
+    return earlier < i ? [{ path: `${path}[${i}]`, problem: `must be unique: ${JSON.stringify(item)} is also ${path}[${earlier}]` }] : [];
+  });
+}
 
 /**
  * Every violation of `schema` (resolving `$ref`s against `root`) by `value`, in document
@@ -63,11 +77,7 @@ export function validateSchema(root: Schema, schema: Schema, value: unknown, pat
     }
     if (typeof current.minimum === 'number' && typeof data === 'number' && data < current.minimum) fail(`must be at least ${current.minimum}`);
     if (typeof current.maximum === 'number' && typeof data === 'number' && data > current.maximum) fail(`must be at most ${current.maximum}`);
-    if (typeof data === 'string') {
-      const length = codePoints(data);
-      if (typeof current.minLength === 'number' && length < current.minLength) fail(`must have at least ${current.minLength} character(s)`);
-      if (typeof current.maxLength === 'number' && length > current.maxLength) fail(`must have at most ${current.maxLength} characters, not ${length}`);
-    }
+    if (typeof data === 'string') found.push(...lengthViolations(current, data, at));
     if (typeOf(data) === 'object') {
       const object = data as Record<string, unknown>;
       const properties = (current.properties ?? {}) as Record<string, Schema>;
@@ -89,12 +99,7 @@ export function validateSchema(root: Schema, schema: Schema, value: unknown, pat
     if (Array.isArray(data)) {
       if (typeof current.minItems === 'number' && data.length < current.minItems) fail(`must have at least ${current.minItems} item(s)`);
       if (current.items) data.forEach((item, i) => found.push(...check(current.items as Schema, item, `${at}[${i}]`)));
-      if (current.uniqueItems === true) {
-        data.forEach((item, i) => {
-          const earlier = data.findIndex((other) => jsonEqual(other, item));
-          if (earlier < i) fail(`must be unique: ${JSON.stringify(item)} is also ${at}[${earlier}]`, `${at}[${i}]`);
-        });
-      }
+      if (current.uniqueItems === true) found.push(...repeatedItems(data, at));
     }
     if (Array.isArray(current.oneOf)) {
       const options = current.oneOf as Schema[];
