@@ -3,9 +3,9 @@ import { isRecord } from '../../src/shared/guards';
 import { formatValue } from './flag-format';
 
 export function MetadataLine({ flagKey, metadata }: { flagKey: string; metadata: unknown }) {
+  if (metadata === undefined) return null;
   // A snapshot published whole is checked only at its envelope: show what is there.
   const entries = isRecord(metadata) ? Object.entries(metadata) : [];
-  if (entries.length === 0 && metadata === undefined) return null;
   return (
     <p className="metadata" data-testid={`metadata-${flagKey}`}>
       <span className="label">metadata</span>
