@@ -1,8 +1,8 @@
 /**
- * Freezes `value` and every object inside it, in place, and returns it. Children go first,
- * so an object found frozen is taken as frozen through and skipped: freezing again costs one
+ * Freezes `value` and every object inside it, in place, and returns it. An object found
+ * frozen is taken as frozen through and skipped, so freezing again costs one
  * `Object.isFrozen` (which is also true of a primitive). Never throws: what cannot be frozen
- * (a value nested deeper than the stack, an object that refuses) stays as it is.
+ * (the part of a value nested deeper than the stack, an object that refuses) stays as it is.
  */
 export function deepFreeze<T>(value: T): T {
   try {
