@@ -179,13 +179,13 @@ for (const [name, table] of Object.entries(EVENTS_BREAKDOWN)) eventsBreakdown[na
  * docs/size.md explains every row where the two differ; a budget only moves with a line there.
  */
 const rows = [
-  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 10600 },
-  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 11570 },
+  { name: 'whole browser SDK: createClient + get, default localStorage (issues 3, 7)', bytes: core.gzip, min: core.min, target: 6000, budget: 10660 },
+  { name: 'whole browser SDK with the stream (issue 3)', bytes: stream.gzip, min: stream.min, target: 6000, budget: 11630 },
   { name: 'the stream adds (issue 5)', bytes: stream.gzip - core.gzip, target: 1000, budget: 1000 },
   { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1750 },
   { name: 'React adds: FlagsProvider + useFlag, react external (issue 8)', bytes: react.gzip - core.gzip, target: 800, budget: 800 },
-  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 8210 },
-  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 6645 },
+  { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 8270 },
+  { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 6700 },
 ];
 
 let failed = false;

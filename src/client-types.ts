@@ -23,7 +23,8 @@ export interface FlagsClient<D extends FlagDefaults = FlagDefaults> extends Flag
   setContext(context: EvaluationContext): void;
   /**
    * Replaces the local overrides (QA, tests): each key's value wins over the snapshot and
-   * is reported with reason `OVERRIDE`. `setOverrides({})` clears them.
+   * is reported with reason `OVERRIDE`. `setOverrides({})` clears them. Each value is deeply
+   * frozen in place as it is taken, never copied: pass a copy to keep changing yours.
    */
   setOverrides(values: Record<string, JsonValue>): void;
   /** Readiness, connection, source, version and last error. A stable object until one changes. */

@@ -21,7 +21,10 @@ export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   sdkKey: string;
   /** Data-plane origin, for example `https://flags.example.com`. */
   baseUrl: string;
-  /** Fallback values served before a snapshot exists and for unknown keys. */
+  /**
+   * Fallback values served before a snapshot exists and for unknown keys. Each is deeply
+   * frozen in place when `createClient` takes it, never copied.
+   */
   defaults?: Partial<D> | undefined;
   /** Initial evaluation context. @default {} */
   context?: EvaluationContext | undefined;
@@ -31,7 +34,10 @@ export interface ClientOptions<D extends FlagDefaults = FlagDefaults> {
   readyTimeout?: number | undefined;
   /** Per-request HTTP timeout in ms; `0` disables it. @default 10000 */
   requestTimeout?: number | undefined;
-  /** A snapshot served until the first successful fetch (server rendering, tests). */
+  /**
+   * A snapshot served until the first successful fetch (server rendering, tests). Each
+   * variation a read serves is deeply frozen in place, never copied.
+   */
   bootstrap?: FlagSnapshot | undefined;
   /** Called with a typed error on fetch, schema, storage and stream failures. */
   onError?: ((error: FlagplaneError) => void) | undefined;

@@ -30,11 +30,14 @@ export function createServedFlags(snapshot: FlagSnapshot, context: EvaluationCon
     get: ((key: string, fallback?: JsonValue) => details(key, fallback).value) as FlagsClient['get'],
     getDetails: details as FlagsClient['getDetails'],
     getAll(): Readonly<Record<string, JsonValue>> {
-      // Built from entries: a flag named `__proto__` stays a key, never the prototype.
-      return (all ??= Object.fromEntries(
-        [...new Set([...values.readAll(), ...overrides.keys()])]
-          .map((key) => [key, details(key).value])
-          .filter(([, value]) => value !== undefined),
+      // Built from entries: a flag named `__proto__` stays a key, never the prototype. Frozen:
+      // the next getAll() returns the same object.
+      return (all ??= Object.freeze(
+        Object.fromEntries(
+          [...new Set([...values.readAll(), ...overrides.keys()])]
+            .map((key) => [key, details(key).value])
+            .filter(([, value]) => value !== undefined),
+        ),
       ));
     },
     /** Serves `next` under `nextContext`; the keys whose outcome changed. */

@@ -1,5 +1,6 @@
 import type { Flag, Rule } from '../snapshot/snapshot-types';
 import type { EvaluationContext, FlagEvaluation } from './evaluation-types';
+import { deepFreeze } from '../shared/deep-freeze';
 import { isArray, isNumber, isString } from '../shared/guards';
 import { bucketFor, pickVariation } from './bucketing';
 import { matchCondition } from './conditions';
@@ -15,6 +16,10 @@ type ServedReason = Extract<FlagEvaluation, { kind: 'served' }>['reason'];
  * turning off a flag whose targeting is broken still works as a kill switch. An on flag
  * has every rule and the fallthrough checked, even past the rule that matched: a broken
  * rule fails the flag for every context, not only for those who reach it.
+ *
+ * The one change it makes: the variation it serves is deeply frozen, in the flag itself, the first time it is
+ * served: whoever holds the value cannot change what a later evaluation serves. Served
+ * again, it costs one `Object.isFrozen`.
  *
  * @param bucketingKey The context's `userId`, else the client's anonymous id; when
  *   `undefined`, rollouts serve their first slice of non-zero weight (bucket 0).
@@ -62,7 +67,7 @@ export function evaluateFlag(
     const variationKey: unknown = isArray(keys) && keys[variation];
     return {
       kind: 'served',
-      value: variations[variation]!,
+      value: deepFreeze(variations[variation]!),
       variation,
       reason,
       ...(matched && { ruleId: matched.id as string }),

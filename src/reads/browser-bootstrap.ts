@@ -1,16 +1,9 @@
+import { deepFreeze } from '../shared/deep-freeze';
 import type { FlagSnapshot } from '../snapshot/snapshot-types';
 import { viewSources } from './view-sources';
 
 /** Per snapshot the client held: what it hands to pages, made once per version. */
 const forPages = new WeakMap<FlagSnapshot, FlagSnapshot>();
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value == 'object') {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
-}
 
 /**
  * What a page's client starts from, taken from a client on the server: the snapshot `client`

@@ -1,6 +1,7 @@
 import type { EvaluationContext } from '../evaluation/evaluation-types';
 import type { EventSender } from '../events/event-sender';
 import type { ConfigError } from '../shared/errors';
+import { deepFreeze } from '../shared/deep-freeze';
 import type { FlagSnapshot, JsonValue } from '../snapshot/snapshot-types';
 import { createFlagValues } from './flag-values';
 import { changedOverrides, overridesOf } from './overrides';
@@ -25,7 +26,8 @@ export function createClientReads(
   emit: (changed: ReadonlySet<string>) => void,
 ) {
   // No prototype: a key such as `__proto__` or `toString` must not read Object.prototype.
-  const defaults: Record<string, JsonValue | undefined> = Object.assign(Object.create(null), defaultValues);
+  // Frozen through, the app's values in place: served to every reader, they are shared.
+  const defaults: Record<string, JsonValue | undefined> = deepFreeze(Object.assign(Object.create(null), defaultValues));
   const readsFor = createReads(defaults, events);
   const { identity, machine } = input;
   const { snapshot } = machine.state();

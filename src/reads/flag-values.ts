@@ -48,14 +48,22 @@ export function createFlagValues(input: EvaluationInput) {
   let all = false;
   const keysOf = (snapshot: FlagSnapshot | null) => Object.keys(snapshot?.flags ?? {});
 
-  const evaluate = (key: string): EvaluationDetails | undefined => {
+  /** The details of `key` under the current input, keeping the value of `old` if deep-equal. */
+  const evaluate = (key: string, old?: EvaluationDetails): EvaluationDetails | undefined => {
     const { snapshot } = input;
     // Own members only: a key such as `constructor` must not read Object.prototype.
     if (!snapshot || !Object.hasOwn(snapshot.flags, key)) return;
     // The evaluator never throws: a malformed flag comes back as a PARSE_ERROR, whose
     // errorCode lands on top of the ERROR defaults; a served outcome replaces them.
     const { kind, ...outcome } = evaluateFlag(snapshot.flags[key]!, input.context, input.bucketingKey);
-    return { key, value: null, reason: 'ERROR', variation: null, ...outcome, version: snapshot.version };
+    const details: EvaluationDetails = { key, value: null, reason: 'ERROR', variation: null, ...outcome, version: snapshot.version };
+    try {
+      if (old && jsonEqual(old.value, details.value)) details.value = old.value;
+    } catch {
+      // Nested deeper than the stack: compared as different, which costs one notification.
+    }
+    // Every later read under this input serves these same details.
+    return Object.freeze(details);
   };
 
   /** The entry of `key` under the current input, evaluated on its first read. */
@@ -81,12 +89,7 @@ export function createFlagValues(input: EvaluationInput) {
       for (const key of new Set([...previous.keys(), ...(all ? keysOf(next.snapshot) : [])])) {
         const before = previous.get(key);
         const old = before?.details;
-        const details = evaluate(key);
-        try {
-          if (old && details && jsonEqual(old.value, details.value)) details.value = old.value;
-        } catch {
-          // Nested deeper than the stack: compared as different, which costs one notification.
-        }
+        const details = evaluate(key, old);
         const same = !differs(old, details);
         if (!same) changed.add(key);
         // Unchanged (the same outcome of the same version): the entry stays, with its mark.

@@ -15,7 +15,9 @@ export declare const flagTypes: unique symbol;
 
 /**
  * Flag reads for one context. A client is one (for its own context); `forContext(client,
- * context)` makes others. Every read answers at once and never throws.
+ * context)` makes others. Every read answers at once and never throws. What a read serves
+ * is deeply frozen (assigning to it throws a `TypeError` in strict mode), except a fallback
+ * passed to the call, which is served as given.
  */
 export interface FlagsView<D extends FlagDefaults = FlagDefaults> {
   /** Type-only: the flag types, which `forContext` hands on to the view. Never set. */

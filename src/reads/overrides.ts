@@ -1,16 +1,21 @@
 import type { EvaluationDetails } from '../evaluation/evaluation-types';
 import type { JsonValue } from '../snapshot/snapshot-types';
+import { deepFreeze } from '../shared/deep-freeze';
 import { ConfigError } from '../shared/errors';
 import { isRecord } from '../shared/guards';
 import { changedKeys } from './flag-values';
 
-/** Local overrides for QA and tests: each key's details, built once so reads stay stable. */
+/**
+ * Local overrides for QA and tests: each key's details, built once so reads stay stable, and
+ * deeply frozen with the app's value inside: every reader, of the client and of its views,
+ * is served these same objects.
+ */
 export type Overrides = ReadonlyMap<string, EvaluationDetails>;
 
 export function buildOverrides(values: Record<string, JsonValue>): Overrides {
   const overrides = new Map<string, EvaluationDetails>();
   for (const [key, value] of Object.entries(values)) {
-    if (value !== undefined) overrides.set(key, { key, value, reason: 'OVERRIDE', variation: null, version: null });
+    if (value !== undefined) overrides.set(key, deepFreeze({ key, value, reason: 'OVERRIDE', variation: null, version: null }));
   }
   return overrides;
 }

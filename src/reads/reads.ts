@@ -55,16 +55,19 @@ export function createReads(defaults: Record<string, JsonValue | undefined>, eve
 
   return (scope) => {
     const details = (key: string, fallback: JsonValue | undefined, silent?: boolean) => read(scope, key, fallback, silent);
-    let all: Record<string, JsonValue> | null = null;
+    let all: Readonly<Record<string, JsonValue>> | null = null;
     return {
       get: ((key: string, fallback?: JsonValue) => details(key, fallback).value) as FlagsView['get'],
       getDetails: ((key: string, fallback?: JsonValue) => details(key, fallback)) as FlagsView['getDetails'],
       getAll: () =>
-        // Built from entries: a flag named `__proto__` stays a key, never the prototype.
-        (all ??= Object.fromEntries(
-          [...new Set([...Object.keys(defaults), ...scope.values.readAll(), ...scope.overrides.keys()])]
-            .map((key) => [key, details(key, undefined, true).value])
-            .filter(([, value]) => value !== undefined),
+        // Built from entries: a flag named `__proto__` stays a key, never the prototype. Frozen:
+        // the next getAll() returns the same object.
+        (all ??= Object.freeze(
+          Object.fromEntries(
+            [...new Set([...Object.keys(defaults), ...scope.values.readAll(), ...scope.overrides.keys()])]
+              .map((key) => [key, details(key, undefined, true).value])
+              .filter(([, value]) => value !== undefined),
+          ),
         )),
       changed: () => void (all = null),
     };
