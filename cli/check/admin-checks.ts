@@ -68,10 +68,11 @@ export function adminChecks(): Check[] {
         const response = await adminRequest(context, 'POST', `/admin/v1/environments/${encodeURIComponent(environmentId)}/keys`, { kind: 'server' });
         expectStatus(response, 201, 'the new key');
         const created = jsonOf(response);
+        // Kept before the answer is judged, so that the key is revoked at the end whatever it said.
+        if (isRecord(created) && typeof created.key === 'string') session.key = created.key;
         if (!isRecord(created) || typeof created.key !== 'string' || created.kind !== 'server' || created.environmentId !== environmentId) {
           fail(`expected { key, kind: "server", environmentId: "${environmentId}" }, got ${describeResponse(response)}`);
         }
-        session.key = created.key;
         const { body } = await readSnapshot(context, created.key);
         if (body.environmentId !== environmentId) fail(`the new key reads environment ${JSON.stringify(body.environmentId)}`);
       },
