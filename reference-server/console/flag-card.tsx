@@ -2,8 +2,11 @@
 import { useCallback, useState } from 'react';
 import type { Flag, JsonValue, WeightedVariation } from '../../src/index';
 import type { AdminApi, AdminError, FlagChange } from './api';
-import { describeRule, describeServe, describeVariation, flagType, formatValue } from './flag-format';
+import { describeRule, describeServe, describeVariation, flagType } from './flag-format';
+import { MetadataLine } from './flag-metadata';
+import { VariationList, VariationsEditor } from './flag-variations';
 import { JsonEditor } from './json-editor';
+import { RuleForm } from './rule-form';
 import { FallthroughControl, OffVariationSelect } from './serve-controls';
 import { Badge, ErrorNote } from './ui';
 import { toAdminError, useAction } from './use-action';
@@ -18,7 +21,16 @@ export interface FlagCardProps {
   onPublished(change: FlagChange, what: string): void;
 }
 
-type Editing = 'none' | 'rules' | 'flag';
+type Editing = 'none' | 'rules' | 'new-rule' | 'variations' | 'metadata' | 'flag';
+
+/** The footer's buttons, each opening (or closing) one editor. */
+const EDITORS: ReadonlyArray<{ mode: Exclude<Editing, 'none'>; label: string; testId: string }> = [
+  { mode: 'new-rule', label: 'Add rule', testId: 'add-rule' },
+  { mode: 'rules', label: 'Edit rules', testId: 'edit-rules' },
+  { mode: 'variations', label: 'Edit variations', testId: 'edit-variations' },
+  { mode: 'metadata', label: 'Edit metadata', testId: 'edit-metadata' },
+  { mode: 'flag', label: 'Edit JSON', testId: 'edit-flag' },
+];
 
 export function FlagCard({ api, environmentId, flagKey, flag, onPublished }: FlagCardProps) {
   const variations: JsonValue[] = Array.isArray(flag.variations) ? flag.variations : [];
@@ -43,6 +55,10 @@ export function FlagCard({ api, environmentId, flagKey, flag, onPublished }: Fla
       return toAdminError(error);
     }
   };
+
+  const jsonEditor = (label: string, initial: unknown, testId: string, send: (value: unknown) => Promise<FlagChange>, what: string) => (
+    <JsonEditor label={label} initial={initial} testId={`${testId}-${flagKey}`} onSave={(value) => publishing(() => send(value), what)} onCancel={() => setEditing('none')} />
+  );
 
   const rules = Array.isArray(flag.rules) ? flag.rules : [];
   return (
@@ -74,16 +90,8 @@ export function FlagCard({ api, environmentId, flagKey, flag, onPublished }: Fla
           : `off: serves ${describeVariation(flag.offVariation, variations)} to everyone`}
       </p>
 
-      <ul className="variations" data-testid={`variations-${flagKey}`}>
-        {variations.map((value, index) => (
-          <li key={index} className={servedNow(flag, index) ? 'served' : undefined}>
-            <span className="index">{index}</span>
-            <code>{formatValue(value, 60)}</code>
-            {index === flag.offVariation ? <Badge tone="off">off</Badge> : null}
-            {fallthroughShare(flag, index)}
-          </li>
-        ))}
-      </ul>
+      <VariationList flagKey={flagKey} flag={flag} variations={variations} />
+      <MetadataLine flagKey={flagKey} metadata={flag.metadata} />
 
       <div className="controls">
         <OffVariationSelect
@@ -122,32 +130,35 @@ export function FlagCard({ api, environmentId, flagKey, flag, onPublished }: Fla
         )}
       </div>
 
-      {editing === 'rules' ? (
-        <JsonEditor
-          label="rules (JSON array)"
-          initial={flag.rules}
-          testId={`rules-editor-${flagKey}`}
-          onSave={(value) => publishing(() => api.patchFlag(environmentId, flagKey, { rules: value }), 'rules')}
+      {editing === 'variations' ? (
+        <VariationsEditor
+          flagKey={flagKey}
+          flag={flag}
+          onSave={(value) => publishing(() => api.putFlag(environmentId, flagKey, value), 'variations')}
           onCancel={() => setEditing('none')}
         />
       ) : null}
-      {editing === 'flag' ? (
-        <JsonEditor
-          label="the whole flag (JSON)"
-          initial={flag}
-          testId={`flag-editor-${flagKey}`}
-          onSave={(value) => publishing(() => api.putFlag(environmentId, flagKey, value), 'replaced')}
+      {editing === 'metadata'
+        ? jsonEditor('metadata (JSON object of strings, numbers and booleans)', flag.metadata ?? {}, 'metadata-editor', (metadata) => api.patchFlag(environmentId, flagKey, { metadata }), 'metadata')
+        : null}
+      {editing === 'new-rule' ? (
+        <RuleForm
+          flagKey={flagKey}
+          variations={variations}
+          ruleCount={rules.length}
+          onAdd={(rule) => publishing(() => api.patchFlag(environmentId, flagKey, { rules: [...rules, rule] }), `rule ${rule.id} added`)}
           onCancel={() => setEditing('none')}
         />
       ) : null}
+      {editing === 'rules' ? jsonEditor('rules (JSON array)', flag.rules, 'rules-editor', (value) => api.patchFlag(environmentId, flagKey, { rules: value }), 'rules') : null}
+      {editing === 'flag' ? jsonEditor('the whole flag (JSON)', flag, 'flag-editor', (value) => api.putFlag(environmentId, flagKey, value), 'replaced') : null}
 
       <footer className="row">
-        <button type="button" data-testid={`edit-rules-${flagKey}`} onClick={() => setEditing(editing === 'rules' ? 'none' : 'rules')}>
-          Edit rules
-        </button>
-        <button type="button" data-testid={`edit-flag-${flagKey}`} onClick={() => setEditing(editing === 'flag' ? 'none' : 'flag')}>
-          Edit JSON
-        </button>
+        {EDITORS.map(({ mode, label, testId }) => (
+          <button key={mode} type="button" data-testid={`${testId}-${flagKey}`} onClick={() => setEditing(editing === mode ? 'none' : mode)}>
+            {label}
+          </button>
+        ))}
         <span className="spacer" />
         {confirmDelete ? (
           <>
@@ -173,20 +184,4 @@ export function FlagCard({ api, environmentId, flagKey, flag, onPublished }: Fla
       <ErrorNote error={remove.error} testId={`delete-error-${flagKey}`} />
     </article>
   );
-}
-
-/** Whether everyone without a matching rule gets variation `index` right now. */
-function servedNow(flag: Flag, index: number): boolean {
-  if (!flag.on) return flag.offVariation === index;
-  const serve = flag.fallthrough as { variation?: unknown; rollout?: unknown } | undefined;
-  if (serve && 'variation' in serve) return serve.variation === index;
-  return Array.isArray(serve?.rollout) && serve.rollout.some((slice: WeightedVariation) => slice?.variation === index && slice.weight > 0);
-}
-
-function fallthroughShare(flag: Flag, index: number) {
-  const serve = flag.fallthrough as { variation?: unknown; rollout?: unknown } | undefined;
-  if (serve && 'variation' in serve) return serve.variation === index ? <Badge tone="on">fallthrough</Badge> : null;
-  if (!Array.isArray(serve?.rollout)) return null;
-  const weight = (serve.rollout as WeightedVariation[]).filter((slice) => slice?.variation === index).reduce((sum, slice) => sum + (Number(slice.weight) || 0), 0);
-  return weight ? <Badge tone="on">fallthrough {weight / 1000}%</Badge> : null;
 }

@@ -55,7 +55,7 @@ export function describeServe(serve: unknown, variations: readonly JsonValue[]):
   return `malformed serve ${formatValue(serve)}`;
 }
 
-/** `email endsWith "@example.com"`, `not in segment churn-risk`, `taxId exists`. */
+/** `email endsWith "@example.com"`, `not in segment churn-risk`, `taxId exists`, `customer is not false`. */
 export function describeCondition(condition: unknown): string {
   if (!isRecord(condition)) return `malformed condition ${formatValue(condition)}`;
   const not = condition.negate === true;
@@ -66,8 +66,9 @@ export function describeCondition(condition: unknown): string {
   if (condition.kind === 'attribute') {
     const attribute = String(condition.attribute);
     if (condition.op === 'exists') return `${attribute} ${not ? 'is absent' : 'exists'}`;
-    const values = Array.isArray(condition.values) ? condition.values.map((value) => formatValue(value, 40)).join(', ') : '';
-    return `${attribute} ${not ? 'not ' : ''}${String(condition.op)} ${values}`.trimEnd();
+    const entries = Array.isArray(condition.values) ? condition.values.map((value) => formatValue(value, 40)) : [];
+    if (condition.op === 'is') return `${attribute} is ${not ? 'not ' : ''}${entries.join(' or ')}`.trimEnd();
+    return `${attribute} ${not ? 'not ' : ''}${String(condition.op)} ${entries.join(', ')}`.trimEnd();
   }
   return `unknown condition ${formatValue(condition)}`;
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { AdminError } from './api';
-import { ErrorNote } from './ui';
+import { EditorButtons, ErrorNote } from './ui';
+import { useSubmit } from './use-action';
 
 export interface JsonEditorProps {
   label: string;
@@ -20,20 +21,13 @@ export interface JsonEditorProps {
  */
 export function JsonEditor({ label, initial, testId, saveLabel = 'Publish', onSave, onCancel }: JsonEditorProps) {
   const [text, setText] = useState(() => JSON.stringify(initial, null, 2));
-  const [error, setError] = useState<AdminError | null>(null);
-  const [pending, setPending] = useState(false);
-
-  const save = async () => {
-    let value: unknown;
+  const { error, pending, submit } = useSubmit(onSave);
+  const parsed = (): unknown => {
     try {
-      value = JSON.parse(text);
+      return JSON.parse(text);
     } catch (parseError) {
-      setError(new AdminError(0, 'json', `not JSON: ${(parseError as Error).message}`));
-      return;
+      throw new AdminError(0, 'json', `not JSON: ${(parseError as Error).message}`);
     }
-    setPending(true);
-    setError(await onSave(value));
-    setPending(false);
   };
 
   return (
@@ -50,14 +44,7 @@ export function JsonEditor({ label, initial, testId, saveLabel = 'Publish', onSa
         />
       </label>
       <ErrorNote error={error} testId={`${testId}-error`} />
-      <div className="row">
-        <button type="button" className="primary" data-testid={`${testId}-save`} disabled={pending} onClick={() => void save()}>
-          {pending ? 'Publishing…' : saveLabel}
-        </button>
-        <button type="button" data-testid={`${testId}-cancel`} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <EditorButtons testId={testId} pending={pending} saveLabel={saveLabel} onSave={() => void submit(parsed)} onCancel={onCancel} />
     </div>
   );
 }

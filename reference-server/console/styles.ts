@@ -55,6 +55,10 @@ textarea[aria-invalid] { border-color: var(--off); }
 .variations li.served { border-color: #9fd3b0; background: var(--on-bg); }
 .variations li.served code { font-weight: 700; }
 .variations .index { color: var(--muted); font-size: 11.5px; margin-right: 5px; }
+.variation-key { font-weight: 600; margin-right: 5px; }
+.metadata { margin: 4px 0; display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; }
+.variations-editor, .rule-form { display: flex; flex-direction: column; gap: 4px; margin: 8px 0; }
+.variations-editor .grow { flex: 1; }
 .controls { display: flex; gap: 16px; flex-wrap: wrap; margin: 6px 0; }
 .control, .control > label { display: flex; flex-direction: column; gap: 2px; }
 .control.grow { flex: 1; }

@@ -42,3 +42,19 @@ export function timeOf(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleTimeString([], { hour12: false });
 }
+
+/** An editor's last row: whatever `children` add, then Publish (`${testId}-save`) and Cancel (`${testId}-cancel`). */
+export function EditorButtons(props: { testId: string; pending: boolean; saveLabel?: string; onSave(): void; onCancel(): void; children?: ReactNode }) {
+  const { testId, pending, saveLabel = 'Publish', onSave, onCancel, children } = props;
+  return (
+    <div className="row">
+      {children}
+      <button type="button" className="primary" data-testid={`${testId}-save`} disabled={pending} onClick={onSave}>
+        {pending ? 'Publishing…' : saveLabel}
+      </button>
+      <button type="button" data-testid={`${testId}-cancel`} onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}

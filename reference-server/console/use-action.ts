@@ -34,3 +34,26 @@ export function useAction(onDone: () => void) {
   const reset = useCallback(() => setState({ kind: 'idle' }), []);
   return { state, run, reset, pending: state.kind === 'pending', error: state.kind === 'failed' ? state.error : null };
 }
+
+/**
+ * An editor's Publish: `submit(build)` builds the value to send (an error thrown there is shown
+ * and nothing is sent), sends it, and keeps what `send` resolves to — the server's refusal to
+ * show next to the field, or `null` once published.
+ */
+export function useSubmit<T>(send: (value: T) => Promise<AdminError | null>) {
+  const [error, setError] = useState<AdminError | null>(null);
+  const [pending, setPending] = useState(false);
+  const submit = async (build: () => T) => {
+    let value: T;
+    try {
+      value = build();
+    } catch (buildError) {
+      setError(toAdminError(buildError));
+      return;
+    }
+    setPending(true);
+    setError(await send(value));
+    setPending(false);
+  };
+  return { error, pending, submit };
+}

@@ -17,9 +17,13 @@ interface CheckedFlag {
   offVariation: number;
   rules: Array<{ id: string; serve: Serve }>;
   fallthrough: Serve;
+  variationKeys?: string[];
 }
 
-/** What the schema cannot say: variation indexes in range, rollouts summing to 100000, unique rule ids. */
+/**
+ * What the schema cannot say: variation indexes in range, rollouts summing to 100000, unique
+ * rule ids, one variation key per variation.
+ */
 function semanticViolation(flag: CheckedFlag): SchemaViolation | undefined {
   const count = flag.variations.length;
   const index = (value: number, path: string) =>
@@ -37,6 +41,10 @@ function semanticViolation(flag: CheckedFlag): SchemaViolation | undefined {
   for (const [i, rule] of flag.rules.entries()) {
     if (seen.has(rule.id)) return { path: `rules[${i}].id`, problem: `must be unique within the flag: "${rule.id}" is used twice` };
     seen.add(rule.id);
+  }
+  const keys = flag.variationKeys;
+  if (keys && keys.length !== count) {
+    return { path: 'variationKeys', problem: `must have one entry per variation: the flag has ${count} variation(s), not ${keys.length}` };
   }
   return (
     index(flag.offVariation, 'offVariation') ??

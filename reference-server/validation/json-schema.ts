@@ -2,6 +2,8 @@
  * A small validator for the JSON Schema keywords docs/schema/flag-snapshot.schema.json uses.
  * It throws on any other keyword, so the schema cannot silently use one it ignores.
  */
+import { jsonEqual } from '../../src/evaluation/json-equal';
+
 export type Schema = Readonly<Record<string, unknown>>;
 
 /** One way a value breaks its schema: where (`rules[0].serve`, '' for the value itself) and what. */
@@ -14,6 +16,7 @@ const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', '$defs', 
 const KEYWORDS = new Set([
   '$ref', 'type', 'const', 'enum', 'properties', 'required', 'additionalProperties', 'items',
   'minItems', 'minimum', 'maximum', 'oneOf', 'anyOf', 'not', 'if', 'then', 'else',
+  'uniqueItems', 'minLength', 'maxLength', 'maxProperties', 'propertyNames',
 ]);
 
 function typeOf(value: unknown): string {
@@ -25,6 +28,22 @@ function typeOf(value: unknown): string {
 
 const hasType = (value: unknown, type: string) => typeOf(value) === type || (type === 'number' && typeOf(value) === 'integer');
 const member = (path: string, name: string) => (path ? `${path}.${name}` : name);
+
+/** `minLength` and `maxLength`, in code points as JSON Schema counts them (not UTF-16 units). */
+function lengthViolations(schema: Schema, text: string, path: string): SchemaViolation[] {
+  const length = [...text].length;
+  if (typeof schema.minLength === 'number' && length < schema.minLength) return [{ path, problem: `must have at least ${schema.minLength} character(s)` }];
+  if (typeof schema.maxLength === 'number' && length > schema.maxLength) return [{ path, problem: `must have at most ${schema.maxLength} characters, not ${length}` }];
+  return [];
+}
+
+/** `uniqueItems`: each item equal to an earlier one, named by its own index. */
+function repeatedItems(items: unknown[], path: string): SchemaViolation[] {
+  return items.flatMap((item, i) => {
+    const earlier = items.findIndex((other) => jsonEqual(other, item));
+    return earlier < i ? [{ path: `${path}[${i}]`, problem: `must be unique: ${JSON.stringify(item)} is also ${path}[${earlier}]` }] : [];
+  });
+}
 
 /**
  * Every violation of `schema` (resolving `$ref`s against `root`) by `value`, in document
@@ -58,10 +77,19 @@ export function validateSchema(root: Schema, schema: Schema, value: unknown, pat
     }
     if (typeof current.minimum === 'number' && typeof data === 'number' && data < current.minimum) fail(`must be at least ${current.minimum}`);
     if (typeof current.maximum === 'number' && typeof data === 'number' && data > current.maximum) fail(`must be at most ${current.maximum}`);
+    if (typeof data === 'string') found.push(...lengthViolations(current, data, at));
     if (typeOf(data) === 'object') {
       const object = data as Record<string, unknown>;
       const properties = (current.properties ?? {}) as Record<string, Schema>;
       for (const name of (current.required ?? []) as string[]) if (!(name in object)) fail('is required', member(at, name));
+      const count = Object.keys(object).length;
+      if (typeof current.maxProperties === 'number' && count > current.maxProperties) fail(`must have at most ${current.maxProperties} members, not ${count}`);
+      if (current.propertyNames) {
+        for (const name of Object.keys(object)) {
+          const [bad] = check(current.propertyNames as Schema, name, at);
+          if (bad) fail(`has a member name ${JSON.stringify(name)} that ${bad.problem}`);
+        }
+      }
       for (const [name, value] of Object.entries(object)) {
         if (properties[name]) found.push(...check(properties[name]!, value, member(at, name)));
         else if (current.additionalProperties === false) fail('is not a member of this object', member(at, name));
@@ -71,6 +99,7 @@ export function validateSchema(root: Schema, schema: Schema, value: unknown, pat
     if (Array.isArray(data)) {
       if (typeof current.minItems === 'number' && data.length < current.minItems) fail(`must have at least ${current.minItems} item(s)`);
       if (current.items) data.forEach((item, i) => found.push(...check(current.items as Schema, item, `${at}[${i}]`)));
+      if (current.uniqueItems === true) found.push(...repeatedItems(data, at));
     }
     if (Array.isArray(current.oneOf)) {
       const options = current.oneOf as Schema[];

@@ -4,6 +4,7 @@
  * live panes current, and its demo pane's real SDK client follows every publish.
  */
 import type { Page } from 'playwright-core';
+import type { Flag } from '../../src/index';
 import { afterAll, expect, it } from 'vitest';
 import { bundleConsole } from './console-bundle';
 import { currentFlags, DEMO_CLIENT_KEY, DEMO_STAGING_CLIENT_KEY, describeBrowser, eventually, expectNoPageProblems, sleep, type BrowserWorld } from './harness';
@@ -156,6 +157,60 @@ describeBrowser(
       await eventually(() => version(world) === versionBefore + 2, 'the rollout to publish');
       expect(currentFlags(world)['new-checkout']!.fallthrough).toEqual({ rollout: [{ variation: 0, weight: 50_000 }, { variation: 1, weight: 50_000 }] });
       expectOnlyRefusals(world, 400, 2);
+    });
+
+    it('variation keys, metadata and an is rule: edited in the console, each one version, served to client keys', async () => {
+      const { world } = suite;
+      const page = await openConsole(world);
+      const key = 'checkout-button-color';
+      await page.getByTestId(`flag-${key}`).waitFor();
+      const versionBefore = version(world);
+      const editor = `variations-editor-${key}`;
+
+      await page.getByTestId(`edit-variations-${key}`).click();
+      for (const [index, name] of ['control', 'green', 'control'].entries()) await page.getByTestId(`${editor}-key-${index}`).fill(name);
+      await page.getByTestId(`${editor}-save`).click();
+      const refused = page.getByTestId(`${editor}-error`);
+      await refused.waitFor();
+      expect(await refused.locator('.error-path').textContent()).toBe('variationKeys[2]');
+      expect(version(world)).toBe(versionBefore);
+
+      await page.getByTestId(`${editor}-key-2`).fill('orange');
+      await page.getByTestId(`${editor}-add`).click();
+      await page.getByTestId(`${editor}-key-3`).fill('purple');
+      await page.getByTestId(`${editor}-value-3`).fill('"purple"');
+      await page.getByTestId(`${editor}-save`).click();
+      await page.getByTestId(editor).waitFor({ state: 'detached' });
+      expect(version(world)).toBe(versionBefore + 1);
+      expect(currentFlags(world)[key]).toMatchObject({ variations: ['blue', 'green', 'orange', 'purple'], variationKeys: ['control', 'green', 'orange', 'purple'] });
+      await waitForText(page, `variation-key-${key}-3`, 'purple');
+
+      await page.getByTestId(`edit-metadata-${key}`).click();
+      await page.getByTestId(`metadata-editor-${key}-input`).fill('{ "owner": "team-web", "ticket": 7, "experiment": true }');
+      await page.getByTestId(`metadata-editor-${key}-save`).click();
+      await waitForText(page, `metadata-${key}`, /owner: "team-web".*ticket: 7.*experiment: true/);
+      expect(version(world)).toBe(versionBefore + 2);
+
+      await page.getByTestId(`add-rule-${key}`).click();
+      await page.getByTestId(`rule-form-${key}-attribute`).fill('customer');
+      await page.getByTestId(`rule-form-${key}-op`).selectOption('is');
+      await page.getByTestId(`rule-form-${key}-truth`).selectOption('false');
+      await page.getByTestId(`rule-form-${key}-serve`).selectOption('1');
+      await page.getByTestId(`rule-form-${key}-save`).click();
+      await waitForText(page, `rules-${key}`, /if customer is false → "green"/);
+      expect(version(world)).toBe(versionBefore + 3);
+      expect(currentFlags(world)[key]!.rules.at(-1)).toEqual({
+        id: expect.any(String),
+        conditions: [{ kind: 'attribute', attribute: 'customer', op: 'is', values: [false] }],
+        serve: { variation: 1 },
+      });
+
+      // What a client key is served, over HTTP.
+      const served = await fetch(`${world.server.baseUrl}/sdk/v1/snapshot`, { headers: { authorization: `Bearer ${DEMO_CLIENT_KEY}` } });
+      const { flags } = (await served.json()) as { flags: Record<string, Flag> };
+      expect(flags[key]!.variationKeys).toEqual(['control', 'green', 'orange', 'purple']);
+      expect(flags[key]!.metadata).toEqual({ owner: 'team-web', ticket: 7, experiment: true });
+      expectOnlyRefusals(world, 400, 1);
     });
 
     it('live panes: stream clients per environment, the identify queue; switching environment closes the demo client', async () => {

@@ -71,6 +71,8 @@ describe('one flag through the admin API', () => {
   });
 
   const rule = (condition: object) => ({ id: 'r', conditions: [condition], serve: { variation: 1 } });
+  const isRule = (values: unknown) => rule({ kind: 'attribute', attribute: 'customer', op: 'is', values });
+  const keys = (...names: unknown[]) => ({ variations: ['a', 'b', 'c'], offVariation: 0, fallthrough: { variation: 0 }, rules: [], variationKeys: names });
   it.each([
     ['an unknown operator', { rules: [rule({ kind: 'attribute', attribute: 'a', op: 'regex', values: ['x'] })] }, 'rules[0].conditions[0].op', /must be one of "in", .*not "regex"/],
     ['values on an exists condition', { rules: [rule({ kind: 'attribute', attribute: 'a', op: 'exists', values: ['x'] })] }, 'rules[0].conditions[0].values', /must not be given here/],
@@ -81,6 +83,26 @@ describe('one flag through the admin API', () => {
     ['a member schema 1 does not have', { colour: 'red' }, 'colour', /is not a member/],
     ['on that is not a boolean', { on: 'yes' }, 'on', /must be boolean, not string/],
     ['a serve with both forms', { fallthrough: { variation: 0, rollout: [] } }, 'fallthrough.rollout', /not a member|at least/],
+    // The optional members of issue 24: variationKeys, metadata, the is operator.
+    ['a duplicate variation key', keys('control', 'b', 'control'), 'variationKeys[2]', /must be unique: "control" is also variationKeys\[0\]/],
+    ['an empty variation key', keys('a', '', 'c'), 'variationKeys[1]', /must have at least 1 character/],
+    ['a variation key that is not a string', keys('a', 'b', 3), 'variationKeys[2]', /must be string, not integer/],
+    ['a variation key over 128 characters', keys('a', 'k'.repeat(129), 'c'), 'variationKeys[1]', /must have at most 128 characters, not 129/],
+    ['fewer variation keys than variations', keys('a', 'b'), 'variationKeys', /one entry per variation: the flag has 3 variation\(s\), not 2/],
+    ['more variation keys than variations', { variationKeys: ['off', 'on', 'maybe'] }, 'variationKeys', /the flag has 2 variation\(s\), not 3/],
+    ['variationKeys that is not an array', { variationKeys: 'off,on' }, 'variationKeys', /must be array, not string/],
+    ['metadata that is not an object', { metadata: ['owner'] }, 'metadata', /must be object, not array/],
+    ['a nested metadata value', { metadata: { owner: { team: 'web' } } }, 'metadata.owner', /must be string or number or boolean, not object/],
+    ['a null metadata value', { metadata: { owner: null } }, 'metadata.owner', /not null/],
+    ['a metadata string over 1024 characters', { metadata: { note: 'n'.repeat(1025) } }, 'metadata.note', /at most 1024 characters, not 1025/],
+    ['an empty metadata name', { metadata: { '': 'x' } }, 'metadata', /member name "" that must have at least 1 character/],
+    ['a metadata name over 128 characters', { metadata: { ['m'.repeat(129)]: 1 } }, 'metadata', /member name "m{129}" that must have at most 128 characters/],
+    ['more than 64 metadata entries', { metadata: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`m${i}`, i])) }, 'metadata', /at most 64 members, not 65/],
+    ['is with a string', { rules: [isRule(['true'])] }, 'rules[0].conditions[0].values[0]', /must be boolean, not string/],
+    ['is with a number', { rules: [isRule([true, 0])] }, 'rules[0].conditions[0].values[1]', /must be boolean, not integer/],
+    ['is with no values', { rules: [isRule([])] }, 'rules[0].conditions[0].values', /at least 1 item/],
+    ['is without values', { rules: [isRule(undefined)] }, 'rules[0].conditions[0].values', /is required/],
+    ['a boolean in the values of in', { rules: [rule({ kind: 'attribute', attribute: 'customer', op: 'in', values: [true] })] }, 'rules[0].conditions[0].values[0]', /must be string or number, not boolean/],
   ])('refuses %s with a 400 naming the member, and publishes nothing', async (_name, members, path, message) => {
     const server = await servers.start();
     const response = await admin(server, 'PATCH', '/environments/production/flags/new-checkout', members);
