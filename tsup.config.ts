@@ -61,6 +61,7 @@ export default defineConfig([
       'adapters/file': 'adapters/file.ts',
       'reference-server/index': 'reference-server/index.ts',
       'reference-server/cli': 'reference-server/cli.ts',
+      'cli/flagplane': 'cli/flagplane.ts',
     },
     format: ['esm', 'cjs'],
     dts: declarations && {
@@ -71,7 +72,7 @@ export default defineConfig([
     },
     target: 'node20',
     platform: 'node',
-    // cli.ts finds the console beside itself through import.meta.url, in the CommonJS build too.
+    // The bins find the console beside them through import.meta.url, in the CommonJS build too.
     shims: true,
     sourcemap: true,
     // The engines' clients are optional peers, imported only with --redis / --postgres.

@@ -53,6 +53,12 @@ describe('the packed package', () => {
     }
   });
 
+  it('ships the bins as ES modules only: package.json runs `.js`, and nothing loads a CommonJS bin', () => {
+    const bins = Object.values(packageJson.bin);
+    for (const bin of bins) expect(paths, bin).toContain(bin.replace(/^\.\//, ''));
+    expect(paths.filter((path) => /^dist\/(cli\/|reference-server\/cli\.)/.test(path) && path.endsWith('.cjs'))).toEqual([]);
+  });
+
   it('ships no sources, tests or images: only built files, declarations, JSON and Markdown', () => {
     const unexpected = paths.filter((path) => {
       if (/^(test|src|scripts)\//.test(path) || /\.(png|jpe?g|gif)$/.test(path)) return true;
