@@ -3,19 +3,22 @@
  * module resolution an app may use, with `strict` and `exactOptionalPropertyTypes`.
  * `skipLibCheck`, as apps have it. Used by strict-apps.test.ts and typed-flags.test.ts.
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../helpers/built-dist';
 import { packedPaths } from '../runtimes/metro-layout';
+import { expectedErrors } from './sample-apps';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The packages the declarations (and the samples) import, linked from the repository's. */
 const LINKED = ['react', '@types', '@openfeature', 'ws', 'ioredis', 'pg'];
 
-export const MODES: Array<{ name: string; options: ts.CompilerOptions; type: 'module' | 'commonjs' }> = [
+const MODES: Array<{ name: string; options: ts.CompilerOptions; type: 'module' | 'commonjs' }> = [
   { name: 'bundler', type: 'module', options: { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler } },
   { name: 'node16', type: 'module', options: { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 } },
   { name: 'nodenext, CommonJS app', type: 'commonjs', options: { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext } },
@@ -54,7 +57,7 @@ function cachingHost(options: ts.CompilerOptions): ts.CompilerHost {
  * A new `<tmp>/node_modules/flagplane` with what `npm pack` ships of the declarations and
  * package.json files; returns `<tmp>`, where `compile` writes its apps.
  */
-export function installDeclarations(): string {
+function installDeclarations(): string {
   const home = mkdtempSync(join(tmpdir(), 'flagplane-types-'));
   const dir = join(home, 'node_modules', 'flagplane');
   const shipped = packedPaths().filter((path) => /\.d\.c?ts$|(^|\/)package\.json$/.test(path));
@@ -67,7 +70,7 @@ export function installDeclarations(): string {
 }
 
 /** Compiles `apps` (file name → source) in a folder of `home` of their own: the diagnostics by `file:line`. */
-export function compile(home: string, mode: (typeof MODES)[number], apps: Record<string, string>): Map<string, ts.Diagnostic[]> {
+function compile(home: string, mode: (typeof MODES)[number], apps: Record<string, string>): Map<string, ts.Diagnostic[]> {
   const app = join(home, `${Object.keys(apps)[0]!.replace(/\W+/g, '-')}-${mode.name.replace(/\W+/g, '-')}`);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: mode.type }));
@@ -89,5 +92,30 @@ export function compile(home: string, mode: (typeof MODES)[number], apps: Record
   return byLine;
 }
 
-export const describeError = (diagnostic: ts.Diagnostic) => `TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
+const describeError = (diagnostic: ts.Diagnostic) => `TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
 
+
+/**
+ * A suite compiling `apps` in one program under each mode: each `// wrong: TSnnnn` line must
+ * fail with that error, and no other line may fail. dist/ is built first where it is stale.
+ */
+export function describeApps(title: string, apps: Record<string, string>): void {
+  let home: string;
+  describe(title, () => {
+    beforeAll(async () => {
+      await ensureBuilt();
+      home = installDeclarations();
+    }, 240_000);
+    afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+    for (const mode of MODES) {
+      it(`compile under moduleResolution ${mode.name}, strict with exactOptionalPropertyTypes, with exactly the expected errors`, () => {
+        const found = compile(home, mode, apps);
+        const expected = expectedErrors(apps);
+        const unexpected = [...found].filter(([where]) => !expected.has(where)).map(([where, list]) => `${where} ${list.map(describeError).join('; ')}`);
+        expect(unexpected).toEqual([]);
+        for (const [where, code] of expected) expect(found.get(where)?.map((each) => each.code), where).toEqual([code]);
+      });
+    }
+  });
+}

@@ -5,28 +5,7 @@
  * checking React's and Node's own declarations four times would take most of 20 s. dist/ is
  * built first where it is missing or stale (test/helpers/built-dist.ts).
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../helpers/built-dist';
-import { compile, describeError, installDeclarations, MODES } from './compile-apps';
-import { expectedErrors, SAMPLE_APPS } from './sample-apps';
+import { describeApps } from './compile-apps';
+import { SAMPLE_APPS } from './sample-apps';
 
-let home: string;
-
-describe('the declarations in strict apps', () => {
-  beforeAll(async () => {
-    await ensureBuilt();
-    home = installDeclarations();
-  }, 240_000);
-  afterAll(() => rmSync(home, { recursive: true, force: true }));
-
-  for (const mode of MODES) {
-    it(`compile under moduleResolution ${mode.name}, strict with exactOptionalPropertyTypes, with exactly the expected errors`, () => {
-      const found = compile(home, mode, SAMPLE_APPS);
-      const expected = expectedErrors(SAMPLE_APPS);
-      const unexpected = [...found].filter(([where]) => !expected.has(where)).map(([where, list]) => `${where} ${list.map(describeError).join('; ')}`);
-      expect(unexpected).toEqual([]);
-      for (const [where, code] of expected) expect(found.get(where)?.map((each) => each.code), where).toEqual([code]);
-    });
-  }
-});
+describeApps('the declarations in strict apps', SAMPLE_APPS);
