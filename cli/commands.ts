@@ -1,6 +1,7 @@
 import type { CliIo } from '../reference-server/cli-main';
 import { runServerProcess } from '../reference-server/cli-process';
 import { runCheck } from './check/run-check';
+import { runTypes } from './types/index';
 
 /** A subcommand: resolves with the exit code, or with nothing when it keeps the process running. */
 type Command = (argv: readonly string[], io: CliIo, consoleDir: string) => Promise<number | void>;
@@ -8,6 +9,7 @@ type Command = (argv: readonly string[], io: CliIo, consoleDir: string) => Promi
 const COMMANDS: Record<string, { summary: string; run: Command }> = {
   serve: { summary: 'run the reference server, as flagplane-server does (flagplane serve --help)', run: (argv, _io, consoleDir) => runServerProcess(argv, consoleDir) },
   check: { summary: 'check a data plane against docs/protocol.md (flagplane check --help)', run: (argv, io) => runCheck(argv, io) },
+  types: { summary: "write a TypeScript module of an environment's flags (flagplane types --help)", run: (argv, io) => runTypes([...argv], io) },
 };
 
 export const FLAGPLANE_USAGE = `Usage: flagplane <command> [options]

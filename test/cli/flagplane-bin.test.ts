@@ -67,11 +67,20 @@ describe('the flagplane bin', () => {
     expect(run.output.stdout).toContain('SIGTERM: closing streams, finishing requests');
   });
 
+  it('types writes the module of the flags a key is served: the client key has no server-only flag', async () => {
+    const server = await startServer({ port: 0 });
+    const run = flagplane(['types', '--base-url', server.baseUrl, '--key', DEMO.prodClientKey]);
+    expect(await run.exited).toBe(0);
+    expect(run.output.stdout).toMatch(/export type Flags = \{/);
+    expect(run.output.stdout).toMatch(/'checkout-button-color': 'blue' \| 'green' \| 'orange'/);
+    expect(run.output.stdout).not.toContain('payments-provider');
+  });
+
   it('no command, or one it does not know: exit 2 with the commands', async () => {
     for (const args of [[], ['deploy']]) {
       const run = flagplane(args);
       expect(await run.exited).toBe(2);
-      expect(run.output.stderr).toMatch(/Usage: flagplane <command>[\s\S]*serve[\s\S]*check/);
+      expect(run.output.stderr).toMatch(/Usage: flagplane <command>[\s\S]*serve[\s\S]*check[\s\S]*types/);
     }
   });
 });
