@@ -1,11 +1,18 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import { mountDevtools } from '../../devtools/index';
+import { mountDevtools as mount, type Devtools } from '../../devtools/index';
 import { loadOverrides, overridesKey, saveOverrides } from '../../devtools/override-store';
 import { createTestClient } from '../../testing/index';
 import { overrideIn, row } from './panel-dom';
 
-afterEach(() => sessionStorage.clear());
+const mounted: Devtools[] = [];
+const mountDevtools = (...args: Parameters<typeof mount>) => mounted[mounted.push(mount(...args)) - 1]!;
+
+afterEach(() => {
+  // A test that failed half-way leaves no panel for the next one to find.
+  for (const devtools of mounted.splice(0)) devtools.unmount();
+  sessionStorage.clear();
+});
 
 describe('overrides kept in sessionStorage', () => {
   it('round-trips an object of overrides, and removes the key when there are none', () => {
