@@ -23,12 +23,14 @@ ol{margin:6px 0 0;padding-left:18px;color:#f28b82}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:3px 6px;border-bottom:1px solid #2d333d;vertical-align:top}
 th{color:#aab2bf;font-weight:normal}
-td{max-width:180px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+td{max-width:150px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+td:first-child{white-space:normal;word-break:break-all}
 tr.overridden td{background:#3b3220}
 tr.overridden [data-role=reason]{color:#fdd663;font-weight:bold}
-.badge{margin-left:4px;padding:0 4px;border-radius:3px;background:#4a5262;color:#e8eaed;font-size:10px}
-td.edit{display:flex;gap:4px;max-width:none;white-space:normal}
-td.edit input{width:110px}
-.error{color:#f28b82}
+.badge{display:inline-block;white-space:nowrap;margin-left:4px;padding:0 4px;border-radius:3px;background:#4a5262;color:#e8eaed;font-size:10px}
+td.edit{max-width:none;overflow:visible}
+td.edit input{width:80px}
+td.edit button{margin-left:4px;padding:2px 4px}
+.error{display:block;white-space:normal;color:#f28b82}
 .note{margin:0;padding:8px 10px;color:#aab2bf}
 `;

@@ -53,6 +53,8 @@ describeBrowser('flagplane/devtools in Chromium', (suite) => {
     await page.waitForFunction(() => document.getElementById('color')?.textContent === 'purple');
     expect(await row(page, 'checkout-button-color').locator('[data-role=reason]').textContent()).toBe('OVERRIDE');
     expect(await row(page, 'checkout-button-color').getAttribute('class')).toBe('overridden');
+    // FLAGPLANE_DEVTOOLS_SCREENSHOT=1 writes docs/devtools.png from here.
+    if (process.env.FLAGPLANE_DEVTOOLS_SCREENSHOT) await page.locator('.panel').screenshot({ path: 'docs/devtools.png' });
 
     await page.reload();
     await page.waitForFunction(() => window.fp?.client != null && document.getElementById('color')?.textContent === 'purple');
