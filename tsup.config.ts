@@ -79,9 +79,10 @@ export default defineConfig([
     external: ['ws', 'ioredis', 'pg'],
   },
   {
-    // The React bindings, and the OpenFeature providers (docs/openfeature.md), which load only
-    // @openfeature/core at run time (the web and server SDKs are imported for their types).
-    entry: { 'react/index': 'react/index.ts', 'openfeature/index': 'openfeature/index.ts' },
+    // The React bindings, the OpenFeature providers (docs/openfeature.md), which load only
+    // @openfeature/core at run time (the web and server SDKs are imported for their types),
+    // and the in-page devtools (docs/devtools.md).
+    entry: { 'react/index': 'react/index.ts', 'openfeature/index': 'openfeature/index.ts', 'devtools/index': 'devtools/index.ts' },
     format: ['esm', 'cjs'],
     dts: declarations,
     target: 'es2020',
