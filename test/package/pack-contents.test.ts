@@ -68,7 +68,8 @@ describe('the packed package', () => {
     expect(unexpected).toEqual([]);
   });
 
-  it('stays under 2.5 MB unpacked (3.7 MB with every map and docs/console.png)', () => {
-    expect(packed.unpackedSize).toBeLessThan(2_500_000);
+  // 2.5 MB after issue 23; issue 25 added the flagplane bin, the devtools entry and three docs (docs/size.md).
+  it('stays under 2.75 MB unpacked (3.7 MB with every map and docs/console.png before issue 23)', () => {
+    expect(packed.unpackedSize).toBeLessThan(2_750_000);
   });
 });
