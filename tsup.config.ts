@@ -61,6 +61,7 @@ export default defineConfig([
       'adapters/file': 'adapters/file.ts',
       'reference-server/index': 'reference-server/index.ts',
       'reference-server/cli': 'reference-server/cli.ts',
+      'cli/flagplane': 'cli/flagplane.ts',
     },
     format: ['esm', 'cjs'],
     dts: declarations && {
@@ -71,16 +72,17 @@ export default defineConfig([
     },
     target: 'node20',
     platform: 'node',
-    // cli.ts finds the console beside itself through import.meta.url, in the CommonJS build too.
+    // The bins find the console beside them through import.meta.url, in the CommonJS build too.
     shims: true,
     sourcemap: true,
     // The engines' clients are optional peers, imported only with --redis / --postgres.
     external: ['ws', 'ioredis', 'pg'],
   },
   {
-    // The React bindings, and the OpenFeature providers (docs/openfeature.md), which load only
-    // @openfeature/core at run time (the web and server SDKs are imported for their types).
-    entry: { 'react/index': 'react/index.ts', 'openfeature/index': 'openfeature/index.ts' },
+    // The React bindings, the OpenFeature providers (docs/openfeature.md), which load only
+    // @openfeature/core at run time (the web and server SDKs are imported for their types),
+    // and the in-page devtools (docs/devtools.md).
+    entry: { 'react/index': 'react/index.ts', 'openfeature/index': 'openfeature/index.ts', 'devtools/index': 'devtools/index.ts' },
     format: ['esm', 'cjs'],
     dts: declarations,
     target: 'es2020',

@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^flagplane\/adapters\/([\w-]+)$/, replacement: source('./adapters/$1.ts') },
       { find: /^flagplane\/testing$/, replacement: source('./testing/index.ts') },
       { find: /^flagplane\/openfeature$/, replacement: source('./openfeature/index.ts') },
+      { find: /^flagplane\/devtools$/, replacement: source('./devtools/index.ts') },
     ],
   },
   test: {

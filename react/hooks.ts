@@ -2,7 +2,7 @@
 import { useCallback, useRef, useSyncExternalStore } from 'react';
 import type { ChangeEvent, ClientStatus, EvaluationDetails, FlagsClient, JsonValue } from '../src/index';
 import { serverStatus, useClient } from './context';
-import type { KnownFlags, KnownKey, RegisteredDefaults } from './types';
+import type { KnownFlags, KnownKey, OtherKey, RegisteredDefaults, UnsetOf } from './types';
 
 /**
  * Reads the client through `useSyncExternalStore`. `wants` filters change events before
@@ -37,16 +37,19 @@ const always = () => true;
 
 /**
  * A flag's value for the current context; re-renders only when that flag changes.
- * Without a fallback, typed from the registered defaults (see `Register`); with one,
- * typed from the fallback. Never throws: before the first snapshot, for an unknown key
+ * A registered key is typed from the registered flags or defaults (see `Register`); any
+ * other from its fallback, unless a flags type is registered: then it is a compile error. Never throws: before the first snapshot, for an unknown key
  * or a value of another JSON type, the fallback (else the client's default) is served.
  */
-export function useFlag<K extends KnownKey>(key: K, fallback?: KnownFlags[K]): KnownFlags[K];
-export function useFlag(key: string, fallback: boolean): boolean;
-export function useFlag(key: string, fallback: number): number;
-export function useFlag(key: string, fallback: string): string;
-export function useFlag<T extends JsonValue>(key: string, fallback: T): T;
-export function useFlag(key: string): JsonValue | undefined;
+export function useFlag<K extends KnownKey>(key: K, fallback: KnownFlags[K]): KnownFlags[K];
+export function useFlag<K extends KnownKey>(key: K, fallback?: undefined): KnownFlags[K] | UnsetOf<K>;
+export function useFlag(key: OtherKey, fallback: boolean): boolean;
+export function useFlag(key: OtherKey, fallback: number): number;
+export function useFlag(key: OtherKey, fallback: string): string;
+export function useFlag<T extends JsonValue>(key: OtherKey, fallback: T): T;
+export function useFlag(key: OtherKey): JsonValue | undefined;
+// Again last, so that a call no overload takes is reported against the registered keys and types.
+export function useFlag<K extends KnownKey>(key: K, fallback?: KnownFlags[K]): KnownFlags[K] | UnsetOf<K>;
 export function useFlag(key: string, fallback?: JsonValue): JsonValue | undefined {
   return useClientStore('useFlag', key, (client) => client.get(key, fallback!));
 }
@@ -61,12 +64,14 @@ const sameDetails = (a: EvaluationDetails<unknown>, b: EvaluationDetails<unknown
  * version, errorCode? }`); re-renders only when those change (the version with every new
  * snapshot). Typed like `useFlag`.
  */
-export function useFlagDetails<K extends KnownKey>(key: K, fallback?: KnownFlags[K]): EvaluationDetails<KnownFlags[K]>;
-export function useFlagDetails(key: string, fallback: boolean): EvaluationDetails<boolean>;
-export function useFlagDetails(key: string, fallback: number): EvaluationDetails<number>;
-export function useFlagDetails(key: string, fallback: string): EvaluationDetails<string>;
-export function useFlagDetails<T extends JsonValue>(key: string, fallback: T): EvaluationDetails<T>;
-export function useFlagDetails(key: string): EvaluationDetails<JsonValue | undefined>;
+export function useFlagDetails<K extends KnownKey>(key: K, fallback: KnownFlags[K]): EvaluationDetails<KnownFlags[K]>;
+export function useFlagDetails<K extends KnownKey>(key: K, fallback?: undefined): EvaluationDetails<KnownFlags[K] | UnsetOf<K>>;
+export function useFlagDetails(key: OtherKey, fallback: boolean): EvaluationDetails<boolean>;
+export function useFlagDetails(key: OtherKey, fallback: number): EvaluationDetails<number>;
+export function useFlagDetails(key: OtherKey, fallback: string): EvaluationDetails<string>;
+export function useFlagDetails<T extends JsonValue>(key: OtherKey, fallback: T): EvaluationDetails<T>;
+export function useFlagDetails(key: OtherKey): EvaluationDetails<JsonValue | undefined>;
+export function useFlagDetails<K extends KnownKey>(key: K, fallback?: KnownFlags[K]): EvaluationDetails<KnownFlags[K] | UnsetOf<K>>;
 export function useFlagDetails(key: string, fallback?: JsonValue): EvaluationDetails<JsonValue | undefined> {
   // Defaults served for an error are a new object per read: keep the previous one while
   // it is equal, or useSyncExternalStore would see a change on every read.
@@ -98,6 +103,6 @@ export function useFlagsStatus(): ClientStatus {
 }
 
 /** The provider's client, for `setContext`, `setOverrides`, `refresh` (and `identify`). */
-export function useFlagsClient(): FlagsClient<RegisteredDefaults> {
-  return useClient('useFlagsClient') as FlagsClient<RegisteredDefaults>;
+export function useFlagsClient(): FlagsClient<RegisteredDefaults, OtherKey> {
+  return useClient('useFlagsClient') as FlagsClient<RegisteredDefaults, OtherKey>;
 }

@@ -9,7 +9,7 @@ export type FlagsProviderProps = { children?: ReactNode } & (
   | {
       /** A client you created; you close it. */
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      client: FlagsClient<any>;
+      client: FlagsClient<any, any>;
       options?: undefined;
     }
   | {

@@ -2,26 +2,43 @@
 import type { FlagDefaults, KnownFlagKey } from '../src/index';
 
 /**
- * Declare your defaults once to type every hook:
+ * Declare your flags once to type every hook: the flags type `flagplane types` writes, your
+ * defaults' type, or both.
  *
  * ```ts
  * declare module 'flagplane/react' {
- *   interface Register { defaults: typeof defaults }
+ *   interface Register { flags: Flags; defaults: typeof defaults }
  * }
  * ```
  *
- * `useFlag('new-checkout')` then returns `boolean` when `defaults['new-checkout']` is a
- * boolean. Use a type alias or `typeof`, not an interface (it must fit `FlagDefaults`).
+ * With `defaults`, `useFlag('new-checkout')` returns `boolean` when `defaults['new-checkout']`
+ * is a boolean, and other keys are typed from their fallback. With `flags`, the hooks read
+ * only its keys, each a value of its type: another key or fallback is a compile error, and a
+ * key read without a fallback may be `undefined` unless the registered `defaults` have it.
+ * Use a type alias or `typeof`, not an interface (it must fit `FlagDefaults`).
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface Register {}
 
-/** The registered defaults' type, or `FlagDefaults` when none is registered. */
-export type RegisteredDefaults = Register extends { defaults: infer D extends FlagDefaults } ? D : FlagDefaults;
+/** The registered flags type, else the registered defaults' type, else `FlagDefaults`. */
+export type RegisteredDefaults = Register extends { flags: infer F extends FlagDefaults }
+  ? F
+  : Register extends { defaults: infer D extends FlagDefaults }
+    ? D
+    : FlagDefaults;
 
-/** The registered defaults' type, or `{}` so that no key counts as known. */
+/** The registered flags type, else the registered defaults' type, else `{}` so that no key counts as known. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export type KnownFlags = Register extends { defaults: infer D extends FlagDefaults } ? D : {};
+export type KnownFlags = string extends keyof RegisteredDefaults ? {} : RegisteredDefaults;
 
-/** A registered flag key: one the defaults declare (an index signature declares none). */
+/** A registered flag key: one the flags or defaults declare (an index signature declares none). */
 export type KnownKey = KnownFlagKey<KnownFlags>;
+
+/** The keys read beyond the registered ones: any string, or none when a flags type is registered. */
+export type OtherKey = Register extends { flags: FlagDefaults } ? never : string;
+
+/**
+ * What a registered key read without a fallback may also be: `undefined` when a flags type is
+ * registered and the registered defaults (if any) do not have the key; nothing otherwise.
+ */
+export type UnsetOf<K> = Register extends { flags: FlagDefaults } ? (Register extends { defaults: infer D } ? (K extends keyof D ? never : undefined) : undefined) : never;

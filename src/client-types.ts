@@ -5,6 +5,13 @@ import type { JsonValue } from './snapshot/snapshot-types';
 
 export type { FlagDefaults, FlagsView, KnownFlagKey };
 
+/**
+ * The client `createClient<F, D>` makes: with a flags type `F` (one without an index
+ * signature, as `flagplane types` writes), its reads take keys and types from `F` alone;
+ * without, from the `defaults`' type `D`, and any other key is typed from its fallback.
+ */
+export type ClientOf<F extends FlagDefaults, D extends FlagDefaults> = string extends keyof F ? FlagsClient<D> : FlagsClient<F, never>;
+
 /** What a `subscribe` listener receives. */
 export interface ChangeEvent {
   /** Flag keys whose served value (or reason) changed; empty when only the status changed. */
@@ -12,8 +19,11 @@ export interface ChangeEvent {
   status: ClientStatus;
 }
 
-/** A feature-flag client. Every read answers at once and never throws. */
-export interface FlagsClient<D extends FlagDefaults = FlagDefaults> extends FlagsView<D> {
+/**
+ * A feature-flag client. Every read answers at once and never throws. Its reads are typed as
+ * {@link FlagsView}'s: `FlagsClient<Flags, never>` is a client typed by a flags type.
+ */
+export interface FlagsClient<D extends FlagDefaults = FlagDefaults, Other extends string = string> extends FlagsView<D, Other> {
   /**
    * Resolves on the first snapshot (network, cache, bootstrap or another tab), at `readyTimeout`, or at
    * `close()`, whichever comes first. Never rejects.

@@ -1,5 +1,5 @@
 import { clientMethods } from './client-methods';
-import type { ChangeEvent, FlagsClient } from './client-types';
+import type { ChangeEvent, ClientOf } from './client-types';
 import { createIdentity } from './context/identity';
 import { createEventSender } from './events/event-sender';
 import { createHttpClient } from './http/http-client';
@@ -20,8 +20,11 @@ import { createStreamLink } from './stream/stream-link';
 /**
  * Creates a feature-flag client and starts fetching. Throws a `ConfigError` for invalid
  * options — the only throw in the SDK; everything after reports through `onError`.
+ * `createClient<Flags>(…)` types the reads by a flags type (`flagplane types`, docs/typed-flags.md):
+ * any other key, or a value of another type, is a compile error. Without one, the reads are
+ * typed from `defaults`, and other keys from their fallback.
  */
-export function createClient<D extends FlagDefaults = FlagDefaults>(options: ClientOptions<D>): FlagsClient<D> {
+export function createClient<F extends FlagDefaults = FlagDefaults, D extends FlagDefaults = F>(options: ClientOptions<D>): ClientOf<F, D> {
   const config = resolveOptions(options as ClientOptions);
   const toApp = guardOnError(options.onError);
   // Going away, the page ends every request and the socket: none of that is a failure. A page
@@ -98,5 +101,5 @@ export function createClient<D extends FlagDefaults = FlagDefaults>(options: Cli
 
   const client = clientMethods(shell, reads, identity, events, listeners.subscribe);
   viewSources.set(client, { scope: reads.scope, identity, readsFor: reads.readsFor });
-  return client as unknown as FlagsClient<D>;
+  return client as unknown as ClientOf<F, D>;
 }

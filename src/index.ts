@@ -20,7 +20,7 @@ export { SUPPORTED_SCHEMA_VERSION } from './snapshot/snapshot-types';
 // Pure and tree-shaken: an app that does not import it pays nothing beyond what the client uses.
 export { evaluateFlag } from './evaluation/index';
 
-export type { FlagsClient, FlagsView, ChangeEvent, KnownFlagKey } from './client-types';
+export type { FlagsClient, FlagsView, ChangeEvent, KnownFlagKey, ClientOf } from './client-types';
 export type { ClientOptions, FlagDefaults } from './options';
 export type { ClientStatus, Readiness, ConnectionState, SnapshotSource, ReadyResult } from './machine/client-state';
 export type { FlagplaneErrorCode } from './shared/errors';

@@ -78,6 +78,13 @@ describe('package.json exports (README.md "One npm package with subpath entries"
     expect(readFileSync(`${root}${cli!.source}`, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 
+  it('the flagplane bin (check.md "flagplane check", reference-server.md "flagplane serve") is a built entry with a shebang', () => {
+    expect(pkg.bin.flagplane).toBe('./dist/cli/flagplane.js');
+    const bin = entryOf('cli/flagplane');
+    expect(bin).toBeDefined();
+    expect(readFileSync(`${root}${bin!.source}`, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+  });
+
   // README.md, Scripts: "`npm run build` | tsup: ESM + CJS + `.d.ts` per entry". Was false for
   // CommonJS TypeScript users: one ESM `.d.ts` served both conditions, so a Node16 CommonJS
   // consumer got TS1479 for every subpath. Each condition now has its own types.

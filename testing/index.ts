@@ -1,3 +1,3 @@
 export { createTestClient } from './test-client';
 
-export type { TestClient, TestClientOptions, WidenedFlags } from './test-client';
+export type { TestClient, TestClientOptions, TestClientOf, SomeFlags, WidenedFlags } from './test-client';

@@ -8,6 +8,7 @@ import { createReads } from '../src/reads/reads';
 import { viewSources } from '../src/reads/view-sources';
 import type { ClientStatus, ReadyResult } from '../src/machine/client-state';
 import type { FlagDefaults } from '../src/options';
+import type { KnownFlagKey } from '../src/reads/flags-view';
 import { createSubscribable } from '../src/shared/subscribable';
 import { checkSnapshot } from '../src/snapshot/snapshot-parse';
 import type { FlagSnapshot, JsonValue } from '../src/snapshot/snapshot-types';
@@ -20,7 +21,7 @@ export type WidenedFlags<F extends FlagDefaults> = {
 };
 
 /** Options of {@link createTestClient}. */
-export interface TestClientOptions<F extends FlagDefaults> {
+export interface TestClientOptions<F extends Partial<FlagDefaults>> {
   /**
    * The flags, key → value. Each is served to every context as a flag of snapshot version
    * 1 with reason `DEFAULT` and variation 0. They also type the client's reads.
@@ -35,15 +36,18 @@ export interface TestClientOptions<F extends FlagDefaults> {
   onError?: ((error: FlagplaneError) => void) | undefined;
 }
 
-/** A `FlagsClient` whose flags the test sets. No network, no storage, no timers, no events. */
-export interface TestClient<D extends FlagDefaults = FlagDefaults> extends FlagsClient<D> {
+/**
+ * A `FlagsClient` whose flags the test sets. No network, no storage, no timers, no events.
+ * `TestClient<Flags, never>` is typed by a flags type, as `createClient<Flags>`'s client is.
+ */
+export interface TestClient<D extends FlagDefaults = FlagDefaults, Other extends string = string> extends FlagsClient<D, Other> {
   /**
    * Serves `value` for `key` to every context (reason `DEFAULT`, variation 0), in place of
    * what the flag served before; a key the client did not have is added. Subscribers hear
    * of it as of a real change, and a value equal to the one served notifies no one. The
    * snapshot version stays, so the details of every other flag keep their identity.
    */
-  set<K extends string>(key: K, value: K extends keyof D ? D[K] : JsonValue): void;
+  set<K extends KnownFlagKey<D> | Other>(key: K, value: K extends keyof D ? D[K] : JsonValue): void;
   /**
    * Serves a schema-1 snapshot in place of every flag (whatever its version): its rules are
    * evaluated under the client's context, as a real client would. Throws a `SchemaError`
@@ -52,16 +56,30 @@ export interface TestClient<D extends FlagDefaults = FlagDefaults> extends Flags
   setSnapshot(snapshot: FlagSnapshot): void;
 }
 
-/** The context of a client created without one, as `createClient` has it. */
+/**
+ * Some of the flags of `T`, each a value of its type. Mapped over `KnownFlagKey<T>`, not
+ * `keyof T`: a mapped type over `keyof T` would have `T` inferred from the flags given.
+ */
+export type SomeFlags<T extends FlagDefaults> = { [K in KnownFlagKey<T>]?: T[K] };
+
+/**
+ * The test client `createTestClient<T, F>` makes: typed by the flags type `T` when one is
+ * given (its `flags` then a part of `T`), else by its `flags`, widened.
+ */
+export type TestClientOf<T extends FlagDefaults, F extends FlagDefaults> = string extends keyof T ? TestClient<WidenedFlags<F>> : TestClient<T, never>;
 
 /**
  * Creates a flags client for tests, serving `flags` at once: `ready()` resolves with source
  * `bootstrap`, and nothing is fetched, stored, scheduled or sent. Change flags with `set`
  * and `setSnapshot`; the rest behaves as `createClient`'s client, and reads never throw.
+ * `createTestClient<Flags>({ flags })` types it by a flags type, as `createClient<Flags>`:
+ * `flags` then serves some of its keys, each a value of its type.
  */
-export function createTestClient<F extends FlagDefaults>(options: TestClientOptions<F>): TestClient<WidenedFlags<F>> {
+export function createTestClient<T extends FlagDefaults = FlagDefaults, F extends FlagDefaults = T>(
+  options: TestClientOptions<string extends keyof T ? F : SomeFlags<T>>,
+): TestClientOf<T, F> {
   let context = options.context ?? noContext();
-  let snapshot = snapshotOfValues(options.flags);
+  let snapshot = snapshotOfValues(options.flags as FlagDefaults);
   const served = createServedFlags(snapshot, context);
   let status: ClientStatus = { status: 'ready', connection: 'polling', source: 'bootstrap', version: snapshot.version, error: null };
   const ready = Promise.resolve<ReadyResult>({ status: 'ready', source: 'bootstrap' });
@@ -122,5 +140,5 @@ export function createTestClient<F extends FlagDefaults>(options: TestClientOpti
     identity: { bucketingKeyOf: (viewContext) => viewContext.userId! },
     readsFor: createReads(Object.create(null), null),
   });
-  return client as unknown as TestClient<WidenedFlags<F>>;
+  return client as unknown as TestClientOf<T, F>;
 }

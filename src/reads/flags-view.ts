@@ -10,6 +10,14 @@ export type FlagDefaults = Record<string, JsonValue>;
  */
 export type KnownFlagKey<D> = keyof { [K in keyof D as string extends K ? never : K]: D[K] } & string;
 
+/**
+ * What a read without a fallback may serve besides its type: nothing when the types come from
+ * `defaults` (they supply the value); `undefined` when they come from a flags type
+ * (`createClient<Flags>`), which cannot say what the defaults cover: before the first
+ * snapshot, the flag may have no value.
+ */
+export type Unset<Other extends string> = [Other] extends [never] ? undefined : never;
+
 /** The key of {@link FlagsView}'s type-only member (no value at run time). */
 export declare const flagTypes: unique symbol;
 
@@ -18,32 +26,42 @@ export declare const flagTypes: unique symbol;
  * context)` makes others. Every read answers at once and never throws. What a read serves
  * is deeply frozen (assigning to it throws a `TypeError` in strict mode), except a fallback
  * passed to the call, which is served as given.
+ *
+ * `D` types the keys it declares; `Other` is what other keys may be read: any string (typed
+ * from the fallback), or `never` for a client typed by a flags type (`createClient<Flags>`),
+ * where a key the type does not declare, or a fallback of another type, is a compile error.
  */
-export interface FlagsView<D extends FlagDefaults = FlagDefaults> {
+export interface FlagsView<D extends FlagDefaults = FlagDefaults, Other extends string = string> {
   /** Type-only: the flag types, which `forContext` hands on to the view. Never set. */
-  readonly [flagTypes]?: D;
+  readonly [flagTypes]?: { flags: D; other: Other };
   /**
    * The flag's value for the context; else `fallback`, else the configured default. A
    * served value of another JSON type than the fallback yields the fallback.
    */
-  get<K extends KnownFlagKey<D>>(key: K, fallback?: D[K]): D[K];
+  get<K extends KnownFlagKey<D>>(key: K, fallback: D[K]): D[K];
+  get<K extends KnownFlagKey<D>>(key: K, fallback?: undefined): D[K] | Unset<Other>;
   // As the React hooks are: a literal fallback reads as its JSON type (`'blue'` as `string`);
   // an explicit type argument (`get<'a' | 'b'>`) skips the three and is kept as it is.
-  get(key: string, fallback: boolean): boolean;
-  get(key: string, fallback: number): number;
-  get(key: string, fallback: string): string;
-  get<T extends JsonValue>(key: string, fallback: T): T;
-  get(key: string): JsonValue | undefined;
+  get(key: Other, fallback: boolean): boolean;
+  get(key: Other, fallback: number): number;
+  get(key: Other, fallback: string): string;
+  get<T extends JsonValue>(key: Other, fallback: T): T;
+  get(key: Other): JsonValue | undefined;
+  // Again last: a call no overload takes is reported against the last one, which then names
+  // the declared keys and their types (a flags-typed client has no other).
+  get<K extends KnownFlagKey<D>>(key: K, fallback?: D[K]): D[K] | Unset<Other>;
   /**
    * The value with the reason it was served: `{ key, value, reason, variation, ruleId?,
    * version, errorCode? }`. Reasons follow OpenFeature's vocabulary (docs/evaluation.md).
    */
-  getDetails<K extends KnownFlagKey<D>>(key: K, fallback?: D[K]): EvaluationDetails<D[K]>;
-  getDetails(key: string, fallback: boolean): EvaluationDetails<boolean>;
-  getDetails(key: string, fallback: number): EvaluationDetails<number>;
-  getDetails(key: string, fallback: string): EvaluationDetails<string>;
-  getDetails<T extends JsonValue>(key: string, fallback: T): EvaluationDetails<T>;
-  getDetails(key: string): EvaluationDetails<JsonValue | undefined>;
+  getDetails<K extends KnownFlagKey<D>>(key: K, fallback: D[K]): EvaluationDetails<D[K]>;
+  getDetails<K extends KnownFlagKey<D>>(key: K, fallback?: undefined): EvaluationDetails<D[K] | Unset<Other>>;
+  getDetails(key: Other, fallback: boolean): EvaluationDetails<boolean>;
+  getDetails(key: Other, fallback: number): EvaluationDetails<number>;
+  getDetails(key: Other, fallback: string): EvaluationDetails<string>;
+  getDetails<T extends JsonValue>(key: Other, fallback: T): EvaluationDetails<T>;
+  getDetails(key: Other): EvaluationDetails<JsonValue | undefined>;
+  getDetails<K extends KnownFlagKey<D>>(key: K, fallback?: D[K]): EvaluationDetails<D[K] | Unset<Other>>;
   /** Every flag's value, over the configured defaults. A stable object until something changes. */
   getAll(): Readonly<Record<string, JsonValue>>;
   /** The evaluation context the reads use. */

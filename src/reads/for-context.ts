@@ -4,8 +4,8 @@ import { createFlagValues, noContext } from './flag-values';
 import { createReads } from './reads';
 import { viewSources, type ViewSource } from './view-sources';
 
-/** The flag types of a client, as its reads have them. */
-type FlagsOf<C> = C extends { readonly [flagTypes]?: infer D } ? Exclude<D, undefined> : FlagDefaults;
+/** The reads of a view of `client`: its flag types, and the other keys it may read. */
+type ViewOf<C> = C extends { readonly [flagTypes]?: { flags: infer D extends FlagDefaults; other: infer Other extends string } } ? FlagsView<D, Other> : FlagsView;
 
 /** The source of a client flagplane did not make (a hand-written mock): no snapshot, so every read is its fallback. */
 const noSource = (): ViewSource => ({
@@ -24,12 +24,12 @@ const noSource = (): ViewSource => ({
  * call it, leave it out. Given a client that neither `createClient` nor `createTestClient`
  * made, the view serves every read its fallback (reason `ERROR`, `PROVIDER_NOT_READY`).
  */
-export function forContext<C extends FlagsView<any>>(client: C, context: EvaluationContext): FlagsView<FlagsOf<C>> {
+export function forContext<C extends FlagsView<any, any>>(client: C, context: EvaluationContext): ViewOf<C> {
   const source = viewSources.get(client) ?? noSource();
   const { snapshot, overrides } = source.scope;
   const viewContext = context ?? noContext();
   const user = source.identity.bucketingKeyOf(viewContext);
   const values = createFlagValues({ snapshot, context: viewContext, bucketingKey: user });
   const { get, getDetails, getAll } = source.readsFor({ values, overrides, snapshot, user });
-  return { get, getDetails, getAll, getContext: () => viewContext } as FlagsView<FlagsOf<C>>;
+  return { get, getDetails, getAll, getContext: () => viewContext } as ViewOf<C>;
 }

@@ -16,6 +16,7 @@ const PAGES = join(HERE, 'pages');
 export const PACKAGE_ALIASES: Readonly<Record<string, string>> = {
   flagplane: join(ROOT, 'src', 'index.ts'),
   'flagplane/react': join(ROOT, 'react', 'index.ts'),
+  'flagplane/devtools': join(ROOT, 'devtools', 'index.ts'),
   'flagplane/stream': join(ROOT, 'src', 'stream', 'index.ts'),
   ...Object.fromEntries(
     ['websocket', 'indexeddb', 'local-storage', 'memory'].map((name) => [`flagplane/adapters/${name}`, join(ROOT, 'adapters', `${name}.ts`)]),

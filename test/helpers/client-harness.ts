@@ -21,7 +21,7 @@ export function harness<D extends FlagDefaults = FlagDefaults>(
 ) {
   const fake = createFakeTransport(handler);
   const errors: FlagplaneError[] = [];
-  const client = createClient<D>({
+  const client = createClient({
     sdkKey: CLIENT_KEY,
     baseUrl: BASE_URL,
     transport: fake.transport,

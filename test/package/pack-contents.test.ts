@@ -53,6 +53,12 @@ describe('the packed package', () => {
     }
   });
 
+  it('ships the bins as ES modules only: package.json runs `.js`, and nothing loads a CommonJS bin', () => {
+    const bins = Object.values(packageJson.bin);
+    for (const bin of bins) expect(paths, bin).toContain(bin.replace(/^\.\//, ''));
+    expect(paths.filter((path) => /^dist\/(cli\/|reference-server\/cli\.)/.test(path) && path.endsWith('.cjs'))).toEqual([]);
+  });
+
   it('ships no sources, tests or images: only built files, declarations, JSON and Markdown', () => {
     const unexpected = paths.filter((path) => {
       if (/^(test|src|scripts)\//.test(path) || /\.(png|jpe?g|gif)$/.test(path)) return true;
@@ -62,7 +68,8 @@ describe('the packed package', () => {
     expect(unexpected).toEqual([]);
   });
 
-  it('stays under 2.5 MB unpacked (3.7 MB with every map and docs/console.png)', () => {
-    expect(packed.unpackedSize).toBeLessThan(2_500_000);
+  // 2.5 MB after issue 23; issue 25 added the flagplane bin, the devtools entry and three docs (docs/size.md).
+  it('stays under 2.75 MB unpacked (3.7 MB with every map and docs/console.png before issue 23)', () => {
+    expect(packed.unpackedSize).toBeLessThan(2_750_000);
   });
 });

@@ -101,10 +101,10 @@ export const SAMPLE_APPS: Record<string, string> = {
   'wrong.tsx': WRONG,
 };
 
-/** The `// wrong: TSnnnn` marks: `file:line` → the expected error code. */
-export function expectedErrors(): Map<string, number> {
+/** The `// wrong: TSnnnn` marks of `apps`: `file:line` → the expected error code. */
+export function expectedErrors(apps: Record<string, string>): Map<string, number> {
   const expected = new Map<string, number>();
-  for (const [file, source] of Object.entries(SAMPLE_APPS)) {
+  for (const [file, source] of Object.entries(apps)) {
     source.split('\n').forEach((line, index) => {
       const mark = /\/\/ wrong: TS(\d+)/.exec(line);
       if (mark) expected.set(`${file}:${index + 1}`, Number(mark[1]));

@@ -2,10 +2,10 @@
  * FlagsProvider with two components, each reading one flag with useFlag and counting its
  * renders in `fp.renders` (production React: no StrictMode double render).
  */
-import { useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
-import { FlagsProvider, useFlag, useFlagsClient } from 'flagplane/react';
-import { clientOptions, installProbes, recordChanges } from './lib/kit';
+import { FlagsProvider, useFlag } from 'flagplane/react';
+import { ExposeClient } from './lib/expose-client';
+import { clientOptions, installProbes } from './lib/kit';
 
 const fp = installProbes();
 fp.renders = { color: 0, size: 0 };
@@ -24,19 +24,9 @@ function Size() {
   return <p id="size">{size}</p>;
 }
 
-function Expose() {
-  const client = useFlagsClient();
-  useEffect(() => {
-    fp.client = client;
-    recordChanges(fp);
-    void client.ready().then((result) => (fp.readyResult = result));
-  }, [client]);
-  return null;
-}
-
 createRoot(document.getElementById('root')!).render(
   <FlagsProvider options={options}>
-    <Expose />
+    <ExposeClient fp={fp} />
     <Color />
     <Size />
   </FlagsProvider>,

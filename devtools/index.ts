@@ -1,0 +1,2 @@
+export { mountDevtools } from './mount';
+export type { Devtools, DevtoolsOptions } from './mount';
