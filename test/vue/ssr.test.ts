@@ -67,19 +67,25 @@ async function renderPage(flags: FlagsClient, visitor: Visitor): Promise<string>
       createFlagsPlugin({ sdkKey: CLIENT_KEY, baseUrl: BASE_URL, transport: createFakeTransport(() => 'hang').transport, bootstrap, ...visitor }),
     );
     const html = await renderToString(app);
-    return `<div id="app">${html}</div><script>window.__FLAGS__ = ${JSON.stringify(bootstrap ?? null)}</script>`;
+    const state = JSON.stringify({ bootstrap: bootstrap ?? null, ...visitor }).replace(/</g, '\\u003c');
+    return `<div id="app">${html}</div><script>window.__FLAGS__ = ${state}</script>`;
   } finally {
     vi.unstubAllGlobals();
   }
 }
 
-/** The docs' browser side: the page's bootstrap and the same visitor, no cache; what Vue reported while hydrating. */
-function hydratePage(page: string, visitor: Visitor, transport = createFakeTransport(() => 'hang').transport) {
+/**
+ * The docs' browser side: the page's bootstrap and visitor (or `otherVisitor`), no cache; what
+ * Vue reported while hydrating.
+ */
+function hydratePage(page: string, transport = createFakeTransport(() => 'hang').transport, otherVisitor?: Visitor) {
   document.body.innerHTML = page;
-  const bootstrap = JSON.parse(page.match(/window\.__FLAGS__ = (.*)<\/script>/)![1]!) as FlagSnapshot;
+  const { bootstrap, context, anonymousId } = JSON.parse(page.match(/window\.__FLAGS__ = (.*)<\/script>/)![1]!) as Visitor & { bootstrap: FlagSnapshot | null };
   const warnings: string[] = [];
   const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const app: App = createSSRApp(Page).use(createFlagsPlugin({ sdkKey: CLIENT_KEY, baseUrl: BASE_URL, transport, bootstrap, ...visitor, persist: false, events: false }));
+  const app: App = createSSRApp(Page).use(
+    createFlagsPlugin({ sdkKey: CLIENT_KEY, baseUrl: BASE_URL, transport, bootstrap: bootstrap ?? undefined, context, anonymousId, ...otherVisitor, persist: false, events: false }),
+  );
   app.config.warnHandler = (message) => void warnings.push(message);
   const container = document.getElementById('app')!;
   const html = container.innerHTML;
@@ -124,7 +130,7 @@ describe('server rendering with renderToString, then hydration', () => {
     const flags = await processClient(published(7));
     const page = await renderPage(flags, us);
     const browser = createFakeTransport(() => 'hang');
-    const { container, html, warnings, errors, client } = hydratePage(page, us, browser.transport);
+    const { container, html, warnings, errors, client } = hydratePage(page, browser.transport);
     expect(warnings).toEqual([]);
     expect(errors).not.toHaveBeenCalled();
     expect(container.innerHTML).toBe(html);
@@ -142,7 +148,7 @@ describe('server rendering with renderToString, then hydration', () => {
   it('the check is live: a browser evaluating for another visitor than the server is reported as a mismatch', async () => {
     const flags = await processClient(published(7));
     const page = await renderPage(flags, us);
-    const { warnings } = hydratePage(page, { context: { attributes: { country: 'FR' } }, anonymousId: 'visitor-1' });
+    const { warnings } = hydratePage(page, undefined, { context: { attributes: { country: 'FR' } }, anonymousId: 'visitor-1' });
     expect(warnings.join('\n')).toMatch(/Hydration (text|node|.*) mismatch/i);
   });
 });
