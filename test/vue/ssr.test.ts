@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createSSRApp, defineComponent, h, nextTick, type App } from 'vue';
 import { renderToString } from 'vue/server-renderer';
 import { createFlagsPlugin, useFlag, useFlagsStatus } from '../../vue/index';
-import { browserBootstrap, type EvaluationContext, type Flag, type FlagsClient, type FlagSnapshot } from '../../src/index';
+import { browserBootstrap, createMemoryStorage, type EvaluationContext, type Flag, type FlagsClient, type FlagSnapshot } from '../../src/index';
 import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
 import { createFakeTransport, snapshotServer } from '../helpers/fake-transport';
 import { servingFlag } from '../helpers/snapshots';
@@ -109,6 +109,22 @@ describe('server rendering with renderToString, then hydration', () => {
     expect(serverSide).not.toBe(flags);
     expect(serverSide.getStatus().connection).toBe('stopped');
     expect(listeners(serverSide)).toBe(0);
+  });
+
+  it('the server-side client is closed at once and never reads or writes the cache: one visitor never reaches another', async () => {
+    const cache = createMemoryStorage();
+    const server = createFakeTransport(() => 'hang');
+    vi.stubGlobal('window', undefined);
+    const html = await renderToString(
+      createSSRApp(Page).use(createFlagsPlugin({ sdkKey: CLIENT_KEY, baseUrl: BASE_URL, transport: server.transport, bootstrap: published(7), cache, flushAt: 1 })),
+    );
+    vi.unstubAllGlobals();
+    expect(html).toContain('blue');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Nothing but the first snapshot request, aborted by the close.
+    expect(server.requests.map((request) => [request.method, request.signal.aborted])).toEqual([['GET', true]]);
+    // No generated anonymous id stored for the next render to adopt.
+    expect(Object.fromEntries(cache.entries)).toEqual({});
   });
 
   it('an app-owned client read on the server is left open, with no listener added', async () => {
