@@ -13,6 +13,7 @@ export default defineConfig({
     alias: [
       { find: /^flagplane$/, replacement: source('./src/index.ts') },
       { find: /^flagplane\/react$/, replacement: source('./react/index.ts') },
+      { find: /^flagplane\/vue$/, replacement: source('./vue/index.ts') },
       { find: /^flagplane\/stream$/, replacement: source('./src/stream/index.ts') },
       { find: /^flagplane\/adapters\/([\w-]+)$/, replacement: source('./adapters/$1.ts') },
       { find: /^flagplane\/testing$/, replacement: source('./testing/index.ts') },

@@ -1,5 +1,5 @@
 'use client';
-import type { FlagDefaults, KnownFlagKey } from '../src/index';
+import type { KnownFlagKey, KnownFlagsOf, OtherKeyOf, RegisteredDefaultsOf, UnsetKeyOf } from '../src/index';
 
 /**
  * Declare your flags once to type every hook: the flags type `flagplane types` writes, your
@@ -21,24 +21,19 @@ import type { FlagDefaults, KnownFlagKey } from '../src/index';
 export interface Register {}
 
 /** The registered flags type, else the registered defaults' type, else `FlagDefaults`. */
-export type RegisteredDefaults = Register extends { flags: infer F extends FlagDefaults }
-  ? F
-  : Register extends { defaults: infer D extends FlagDefaults }
-    ? D
-    : FlagDefaults;
+export type RegisteredDefaults = RegisteredDefaultsOf<Register>;
 
 /** The registered flags type, else the registered defaults' type, else `{}` so that no key counts as known. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export type KnownFlags = string extends keyof RegisteredDefaults ? {} : RegisteredDefaults;
+export type KnownFlags = KnownFlagsOf<Register>;
 
 /** A registered flag key: one the flags or defaults declare (an index signature declares none). */
 export type KnownKey = KnownFlagKey<KnownFlags>;
 
 /** The keys read beyond the registered ones: any string, or none when a flags type is registered. */
-export type OtherKey = Register extends { flags: FlagDefaults } ? never : string;
+export type OtherKey = OtherKeyOf<Register>;
 
 /**
  * What a registered key read without a fallback may also be: `undefined` when a flags type is
  * registered and the registered defaults (if any) do not have the key; nothing otherwise.
  */
-export type UnsetOf<K> = Register extends { flags: FlagDefaults } ? (Register extends { defaults: infer D } ? (K extends keyof D ? never : undefined) : undefined) : never;
+export type UnsetOf<K> = UnsetKeyOf<Register, K>;

@@ -11,6 +11,25 @@ export type FlagDefaults = Record<string, JsonValue>;
 export type KnownFlagKey<D> = keyof { [K in keyof D as string extends K ? never : K]: D[K] } & string;
 
 /**
+ * The types a binding's `Register` interface declares (`flagplane/react`, `flagplane/vue`):
+ * reads take keys and types from `R['flags']`, else from `R['defaults']`. Type-only.
+ */
+export type RegisteredDefaultsOf<R> = R extends { flags: infer F extends FlagDefaults } ? F : R extends { defaults: infer D extends FlagDefaults } ? D : FlagDefaults;
+
+/** The registered flags or defaults, else `{}`: no key counts as known. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export type KnownFlagsOf<R> = string extends keyof RegisteredDefaultsOf<R> ? {} : RegisteredDefaultsOf<R>;
+
+/** The keys read beyond the registered ones: any string, or none when a flags type is registered. */
+export type OtherKeyOf<R> = R extends { flags: FlagDefaults } ? never : string;
+
+/**
+ * What a registered key `K` read without a fallback may also be: `undefined` when a flags type
+ * is registered and the registered defaults (if any) lack the key; nothing otherwise.
+ */
+export type UnsetKeyOf<R, K> = R extends { flags: FlagDefaults } ? (R extends { defaults: infer D } ? (K extends keyof D ? never : undefined) : undefined) : never;
+
+/**
  * What a read without a fallback may serve besides its type: nothing when the types come from
  * `defaults` (they supply the value); `undefined` when they come from a flags type
  * (`createClient<Flags>`), which cannot say what the defaults cover: before the first

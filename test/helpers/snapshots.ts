@@ -20,3 +20,24 @@ export function snapshotOf(version: number, values: Record<string, JsonValue>, e
   for (const [key, value] of Object.entries(values)) flags[key] = servingFlag(value);
   return { schemaVersion: 1, version, environmentId, flags };
 }
+
+const planRule = (plan: string, variation: number): Flag['rules'][number] => ({
+  id: `plan-${plan}`,
+  conditions: [{ kind: 'attribute', attribute: 'plan', op: 'in', values: [plan] }],
+  serve: { variation },
+});
+
+/** `banner` depends on `attributes.plan`; `a`, `b`, `c` serve the same value to everyone. */
+export function snapshotV(version: number, values: { a?: JsonValue; b?: JsonValue; c?: JsonValue } = {}): FlagSnapshot {
+  return {
+    schemaVersion: 1,
+    version,
+    environmentId: 'production',
+    flags: {
+      a: servingFlag(values.a ?? 'a1'),
+      b: servingFlag(values.b ?? 'b1'),
+      c: servingFlag(values.c ?? 'c1'),
+      banner: { ...servingFlag('everyone'), variations: ['everyone', 'pro'], fallthrough: { variation: 0 }, rules: [planRule('pro', 1)] },
+    },
+  };
+}

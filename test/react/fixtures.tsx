@@ -1,10 +1,12 @@
 import { cleanup, screen } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
 import { useFlag, useFlagDetails, useFlags, useFlagsStatus } from '../../react/index';
-import type { ClientOptions, Flag, FlagsClient, FlagSnapshot, JsonValue } from '../../src/index';
+import type { ClientOptions, FlagsClient, FlagSnapshot, JsonValue } from '../../src/index';
 import { BASE_URL, CLIENT_KEY } from '../helpers/client-harness';
 import { createFakeTransport } from '../helpers/fake-transport';
-import { servingFlag } from '../helpers/snapshots';
+import { snapshotV } from '../helpers/snapshots';
+
+export { snapshotV };
 
 /**
  * Options every test client gets: no localStorage (happy-dom keeps it across the tests of
@@ -85,25 +87,4 @@ export function StatusText({ counts }: { counts: RenderCounts }) {
   counts.status = (counts.status ?? 0) + 1;
   const { status, connection, source, version } = useFlagsStatus();
   return <span data-testid="status">{`${status}/${connection}/${source}/${version}`}</span>;
-}
-
-const planRule = (plan: string, variation: number): Flag['rules'][number] => ({
-  id: `plan-${plan}`,
-  conditions: [{ kind: 'attribute', attribute: 'plan', op: 'in', values: [plan] }],
-  serve: { variation },
-});
-
-/** `banner` depends on `attributes.plan`; `a`, `b`, `c` serve the same value to everyone. */
-export function snapshotV(version: number, values: { a?: JsonValue; b?: JsonValue; c?: JsonValue } = {}): FlagSnapshot {
-  return {
-    schemaVersion: 1,
-    version,
-    environmentId: 'production',
-    flags: {
-      a: servingFlag(values.a ?? 'a1'),
-      b: servingFlag(values.b ?? 'b1'),
-      c: servingFlag(values.c ?? 'c1'),
-      banner: { ...servingFlag('everyone'), variations: ['everyone', 'pro'], fallthrough: { variation: 0 }, rules: [planRule('pro', 1)] },
-    },
-  };
 }
