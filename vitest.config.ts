@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { svelteForVitest } from './test/helpers/svelte-compile';
+import { svelteForVitest } from './test/helpers/svelte-compile.js';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // Node 25 and later define a global `localStorage` (undefined without --localstorage-file)
