@@ -42,6 +42,7 @@ describe('package.json exports (README.md "One npm package with subpath entries"
   const documented = [
     'flagplane',
     'flagplane/react',
+    'flagplane/svelte',
     'flagplane/testing',
     'flagplane/stream',
     'flagplane/reference-server',

@@ -3,6 +3,7 @@ import { render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, FlagplaneError } from '../../src/index';
+import { createTestClient } from '../../testing/index';
 import Flags from './components/Flags.svelte';
 import LegacyApp from './components/LegacyApp.svelte';
 import FromStoreReader from './components/FromStoreReader.svelte';
@@ -65,6 +66,18 @@ describe('flag(): one store per key, in runes and in Svelte 4 syntax', () => {
     const { seen } = recorder();
     render(Flags, { props: { client, seen, readers: [{ kind: 'dollar', key: 'missing', fallback: { seats: 3 } }] } });
     expect(text('dollar:missing')).toBe('{"seats":3}');
+  });
+});
+
+describe('with a test client (docs/svelte.md "Testing components")', () => {
+  it('set() updates the readers of that flag', () => {
+    const client = createTestClient({ flags: { a: 'a1', b: 'b1' } });
+    const { counts, seen } = recorder();
+    render(Flags, { props: { client, seen, readers: [{ kind: 'dollar', key: 'a', fallback: 'fb' }, { kind: 'legacy', key: 'b', fallback: 'fb' }] } });
+    client.set('a', 'a2');
+    flushSync();
+    expect([text('dollar:a'), text('legacy:b')]).toEqual(['a2', 'b1']);
+    expect(counts).toEqual({ 'dollar:a': 2, 'legacy:b': 1 });
   });
 });
 
