@@ -15,9 +15,13 @@ const svelteExports = JSON.parse(readFileSync(join(svelteRoot, 'package.json'), 
 // Loaded on first use: vitest.config.ts imports this file for every test run.
 const compiler = () => import('svelte/compiler');
 
-/** A `.svelte` file's JavaScript: its `<script>` is plain JavaScript, runes or Svelte 4 syntax (legacy mode). */
+/**
+ * A `.svelte` file's JavaScript: its `<script>` is plain JavaScript, runes or Svelte 4 syntax
+ * (legacy mode). A `*.api4.svelte` file is also instantiated as Svelte 4 did it, `new App({ target })`.
+ */
 export async function compileComponent(source: string, filename: string, generate: 'client' | 'server'): Promise<string> {
-  return (await compiler()).compile(source, { filename, generate }).js.code;
+  const compatibility = filename.endsWith('.api4.svelte') ? { componentApi: 4 as const } : undefined;
+  return (await compiler()).compile(source, { filename, generate, ...(compatibility && { compatibility }) }).js.code;
 }
 
 /** Svelte's browser build of `svelte` or `svelte/…`, by its package.json's `browser` condition. */

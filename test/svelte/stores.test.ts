@@ -6,6 +6,7 @@ import { ConfigError, FlagplaneError } from '../../src/index';
 import { createTestClient } from '../../testing/index';
 import Flags from './components/Flags.svelte';
 import LegacyApp from './components/LegacyApp.svelte';
+import LegacyRoot from './components/LegacyRoot.api4.svelte';
 import FromStoreReader from './components/FromStoreReader.svelte';
 import { countListeners, hangingClient, recorder, snapshotV, useAutoCleanup } from './fixtures';
 
@@ -46,6 +47,20 @@ describe('flag(): one store per key, in runes and in Svelte 4 syntax', () => {
     flushSync();
     expect([text('legacy:a'), text('legacy:b')]).toEqual(['a1', 'b2']);
     expect(counts).toEqual({ 'legacy:a': 1, 'legacy:b': 2 });
+  });
+
+  it("a Svelte 4 root made with `new` (Svelte 4's component API) follows the client; $destroy() unsubscribes its stores", () => {
+    const client = hangingClient();
+    const listeners = countListeners(client);
+    const { seen } = recorder();
+    const app = new LegacyRoot({ target: document.body, props: { client, seen } });
+    expect(text('legacy:a')).toBe('a1');
+    expect(listeners()).toBe(1);
+    client.setOverrides({ a: 'a2' });
+    flushSync();
+    expect(text('legacy:a')).toBe('a2');
+    app.$destroy();
+    expect(listeners()).toBe(0);
   });
 
   it('a change of context updates only the readers whose value changed', () => {
