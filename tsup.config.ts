@@ -81,8 +81,14 @@ export default defineConfig([
   {
     // The React and Vue bindings, the OpenFeature providers (docs/openfeature.md), which load only
     // @openfeature/core at run time (the web and server SDKs are imported for their types),
-    // and the in-page devtools (docs/devtools.md).
-    entry: { 'react/index': 'react/index.ts', 'vue/index': 'vue/index.ts', 'openfeature/index': 'openfeature/index.ts', 'devtools/index': 'devtools/index.ts' },
+    // the in-page devtools (docs/devtools.md), and the Vue and Svelte bindings (docs/vue.md, docs/svelte.md).
+    entry: {
+      'react/index': 'react/index.ts',
+      'vue/index': 'vue/index.ts',
+      'svelte/index': 'svelte/index.ts',
+      'openfeature/index': 'openfeature/index.ts',
+      'devtools/index': 'devtools/index.ts',
+    },
     format: ['esm', 'cjs'],
     dts: declarations,
     target: 'es2020',
@@ -90,7 +96,7 @@ export default defineConfig([
     sourcemap: true,
     // Rollup's tree-shaking strips the 'use client' directive; esbuild keeps it.
     treeshake: false,
-    external: ['react', 'react-dom', 'react/jsx-runtime', 'vue', 'flagplane', /^@openfeature\//],
+    external: ['react', 'react-dom', 'react/jsx-runtime', 'vue', 'flagplane', /^@openfeature\//, /^svelte(\/|$)/],
     esbuildPlugins: [coreAsPackage],
   },
   {

@@ -27,6 +27,10 @@ console.log(client, FlagsProvider, useFlag);`,
 import { createFlagsPlugin, useFlag } from './vue/index.ts';
 const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com' });
 console.log(client, createFlagsPlugin, useFlag);`,
+  svelte: `import { createClient } from './src/index.ts';
+import { setFlagsClient, flag } from './svelte/index.ts';
+const client = createClient({ sdkKey: 'svc_sdk_client_xxxxxxxx', baseUrl: 'https://flags.example.com' });
+console.log(client, setFlagsClient, flag);`,
   // The core is the package itself, external: what the entry adds to an app that has the core.
   devtools: `import { mountDevtools } from './devtools/index.ts';
 console.log(mountDevtools);`,
@@ -157,7 +161,7 @@ async function measure(entry, stubs = {}, { coreExternal = false } = {}) {
     // What the package's `browser` condition serves: dist/browser/, built with this define.
     define: { __FLAGPLANE_BROWSER__: 'true' },
     write: false,
-    external: ['react', 'react-dom', 'react/jsx-runtime', 'react-dom/server', 'vue'],
+    external: ['react', 'react-dom', 'react/jsx-runtime', 'react-dom/server', 'vue', 'svelte', 'svelte/store'],
     logLevel: 'silent',
     plugins: [
       ...(coreExternal ? [coreAsPackage] : []),
@@ -183,6 +187,7 @@ const core = await measure(APP.core);
 const stream = await measure(APP.stream);
 const react = await measure(APP.react);
 const vue = await measure(APP.vue);
+const svelte = await measure(APP.svelte);
 const devtools = await measure(APP.devtools, {}, { coreExternal: true });
 const partsOf = {};
 for (const name of Object.keys(STUBS)) partsOf[name] = core.gzip - (await measure(APP.core, without(name))).gzip;
@@ -203,6 +208,7 @@ const rows = [
   { name: 'events and identity add (issue 6)', bytes: partsOf['events and identity'], target: 1000, budget: 1750 },
   { name: 'React adds: FlagsProvider + useFlag, react external (issue 8)', bytes: react.gzip - core.gzip, target: 800, budget: 800 },
   { name: 'Vue adds: createFlagsPlugin + useFlag, vue external (issue 26)', bytes: vue.gzip - core.gzip, target: 500, budget: 500 },
+  { name: 'Svelte adds: setFlagsClient + flag, svelte external (issue 26)', bytes: svelte.gzip - core.gzip, target: 500, budget: 500 },
   { name: 'devtools entry, the core external (issue 25)', bytes: devtools.gzip, min: devtools.min, target: 6000, budget: 6000 },
   { name: 'core with the evaluator (issue 4)', bytes: coreWithEvaluator.gzip, min: coreWithEvaluator.min, target: 3800, budget: 8270 },
   { name: 'core alone (issue 3)', bytes: coreAlone.gzip, min: coreAlone.min, target: 2500, budget: 6700 },

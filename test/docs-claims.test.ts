@@ -43,6 +43,7 @@ describe('package.json exports (README.md "One npm package with subpath entries"
     'flagplane',
     'flagplane/react',
     'flagplane/vue',
+    'flagplane/svelte',
     'flagplane/testing',
     'flagplane/stream',
     'flagplane/reference-server',

@@ -18,7 +18,7 @@ export class FlagplaneError extends Error {
   }
 }
 
-/** Invalid options given to `createClient` — the only error the SDK throws. */
+/** Invalid options given to `createClient`, or a Svelte store with no client set — the only error the SDK throws. */
 export class ConfigError extends FlagplaneError {
   override name = 'ConfigError';
   constructor(message: string) {

@@ -1,5 +1,6 @@
 import type { FlagsClient } from 'flagplane';
 import { mountDevtools, type Devtools } from 'flagplane/devtools';
+import { countListeners } from '../../../helpers/listener-count';
 
 /** What the devtools page (pages/devtools.tsx) lets a test see of the panel's footprint. */
 export interface DevtoolsProbe {
@@ -51,24 +52,13 @@ export function countLiveTimers(): () => number {
 
 /** Counts the client's live subscribers from now on (wrapping `subscribe`), then mounts the devtools. */
 export function installDevtools(client: FlagsClient, liveTimers: () => number): DevtoolsProbe {
-  let count = 0;
-  const subscribe = client.subscribe;
-  client.subscribe = (listener) => {
-    count++;
-    const off = subscribe(listener);
-    let done = false;
-    return () => {
-      if (!done) count--;
-      done = true;
-      off();
-    };
-  };
+  const listeners = countListeners(client);
   // Taken before the mount, which wraps them.
   const originals = { get: client.get, getDetails: client.getDetails, setOverrides: client.setOverrides };
   const probe: DevtoolsProbe = {
     devtools: mountDevtools(client),
     mount: () => void (probe.devtools = mountDevtools(client)),
-    listeners: () => count,
+    listeners,
     liveTimers,
     originals,
   };
