@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { svelteEsbuild } from '../helpers/svelte-compile';
 import { closeServer, listenOnLoopback } from './net';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -17,6 +18,7 @@ export const PACKAGE_ALIASES: Readonly<Record<string, string>> = {
   flagplane: join(ROOT, 'src', 'index.ts'),
   'flagplane/react': join(ROOT, 'react', 'index.ts'),
   'flagplane/devtools': join(ROOT, 'devtools', 'index.ts'),
+  'flagplane/svelte': join(ROOT, 'svelte', 'index.ts'),
   'flagplane/stream': join(ROOT, 'src', 'stream', 'index.ts'),
   ...Object.fromEntries(
     ['websocket', 'indexeddb', 'local-storage', 'memory'].map((name) => [`flagplane/adapters/${name}`, join(ROOT, 'adapters', `${name}.ts`)]),
@@ -49,6 +51,8 @@ export function bundlePages(): Promise<PageBundles> {
       define: { 'process.env.NODE_ENV': '"production"', __FLAGPLANE_BROWSER__: 'true' },
       sourcemap: 'inline',
       logLevel: 'silent',
+      // The Svelte page's components (pages/lib/svelte/), compiled for the browser.
+      plugins: [svelteEsbuild('client')],
     });
     return new Map(result.outputFiles.map((file) => [basename(file.path, extname(file.path)), file.text]));
   })();
