@@ -1,11 +1,13 @@
 import { expect, it } from 'vitest';
 import { describeBrowser, expectNoPageProblems, sleep, servingVariation, waitForVersion, withFlags } from './harness';
 
-describeBrowser('flagplane/react in Chromium', (suite) => {
-  it('re-renders only the component whose flag a publish changed', async () => {
+// The React page (pages/react.tsx) and the Vue page (pages/vue.ts, its components compiled by
+// vue/compiler-sfc): the same two components, each reading one flag and counting its renders.
+describeBrowser('flagplane/react and flagplane/vue in Chromium', (suite) => {
+  it.each(['react', 'vue'])('%s: re-renders only the component whose flag a publish changed', async (binding) => {
     const { world } = suite;
     const context = await world.newContext();
-    const page = await world.open(context, 'react', { stream: true, poll: 600_000 });
+    const page = await world.open(context, binding, { stream: true, poll: 600_000 });
     await page.waitForFunction(() => window.fp.client!.getStatus().connection === 'streaming');
     await page.waitForFunction(() => document.getElementById('color')?.textContent === 'blue' && document.getElementById('size')?.textContent === '10');
     // Let any render still scheduled (the first snapshot, the status) run before counting.
