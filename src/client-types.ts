@@ -1,9 +1,9 @@
 import type { ClientStatus, ReadyResult } from './machine/client-state';
 import type { EvaluationContext } from './evaluation/evaluation-types';
-import type { FlagDefaults, FlagsView, KnownFlagKey, KnownFlagsOf, OtherKeyOf, RegisteredDefaultsOf, UnsetKeyOf } from './reads/flags-view';
+import type { FlagDefaults, FlagsView, KnownFlagKey } from './reads/flags-view';
 import type { JsonValue } from './snapshot/snapshot-types';
 
-export type { FlagDefaults, FlagsView, KnownFlagKey, KnownFlagsOf, OtherKeyOf, RegisteredDefaultsOf, UnsetKeyOf };
+export type { FlagDefaults, FlagsView, KnownFlagKey };
 
 /**
  * The client `createClient<F, D>` makes: with a flags type `F` (one without an index

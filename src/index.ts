@@ -21,8 +21,6 @@ export { SUPPORTED_SCHEMA_VERSION } from './snapshot/snapshot-types';
 export { evaluateFlag } from './evaluation/index';
 
 export type { FlagsClient, FlagsView, ChangeEvent, KnownFlagKey, ClientOf } from './client-types';
-// What the bindings' `Register` interfaces declare (flagplane/react, flagplane/vue): type-only.
-export type { RegisteredDefaultsOf, KnownFlagsOf, OtherKeyOf, UnsetKeyOf } from './client-types';
 export type { ClientOptions, FlagDefaults } from './options';
 export type { ClientStatus, Readiness, ConnectionState, SnapshotSource, ReadyResult } from './machine/client-state';
 export type { FlagplaneErrorCode } from './shared/errors';

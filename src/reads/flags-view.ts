@@ -12,7 +12,8 @@ export type KnownFlagKey<D> = keyof { [K in keyof D as string extends K ? never 
 
 /**
  * The types a binding's `Register` interface declares (`flagplane/react`, `flagplane/vue`):
- * reads take keys and types from `R['flags']`, else from `R['defaults']`. Type-only.
+ * reads take keys and types from `R['flags']`, else from `R['defaults']`. Type-only, and not
+ * exported by the core's entry: the bindings import them from this file.
  */
 export type RegisteredDefaultsOf<R> = R extends { flags: infer F extends FlagDefaults } ? F : R extends { defaults: infer D extends FlagDefaults } ? D : FlagDefaults;
 

@@ -31,7 +31,7 @@ export async function packPackage(): Promise<{ tarball: string; dir: string }> {
   for (const file of ['package.json', 'README.md', 'LICENSE', 'reference-server/demo.json']) cpSync(join(root, file), join(pkg, file));
   cpSync(join(root, 'docs'), join(pkg, 'docs'), { recursive: true });
   // The subpaths' package.json stubs (package.json `files`), for resolvers without `exports`.
-  const stubs = ['stream', 'react', 'openfeature', 'testing', ...readdirSync(join(root, 'adapters'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `adapters/${entry.name}`)];
+  const stubs = ['stream', 'react', 'vue', 'openfeature', 'testing', ...readdirSync(join(root, 'adapters'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `adapters/${entry.name}`)];
   for (const stub of stubs) cpSync(join(root, stub, 'package.json'), join(pkg, stub, 'package.json'));
   const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: pkg, encoding: 'utf8' }).trim().split('\n').pop()!;
   return { tarball: join(dir, name), dir };

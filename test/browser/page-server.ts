@@ -5,6 +5,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { svelteEsbuild } from '../helpers/svelte-compile';
 import { closeServer, listenOnLoopback } from './net';
+import { vueSfc } from './vue-sfc';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -17,6 +18,7 @@ const PAGES = join(HERE, 'pages');
 export const PACKAGE_ALIASES: Readonly<Record<string, string>> = {
   flagplane: join(ROOT, 'src', 'index.ts'),
   'flagplane/react': join(ROOT, 'react', 'index.ts'),
+  'flagplane/vue': join(ROOT, 'vue', 'index.ts'),
   'flagplane/devtools': join(ROOT, 'devtools', 'index.ts'),
   'flagplane/svelte': join(ROOT, 'svelte', 'index.ts'),
   'flagplane/stream': join(ROOT, 'src', 'stream', 'index.ts'),
@@ -32,7 +34,8 @@ let bundles: Promise<PageBundles> | undefined;
 
 /**
  * Bundles every page of pages/ (each file directly in it is one page; lib/ holds what they
- * share) once per test file's process: ESM for the browser, React in production mode.
+ * share) once per test file's process: ESM for the browser, React and Vue in production mode,
+ * Vue's single-file components compiled by vue/compiler-sfc.
  */
 export function bundlePages(): Promise<PageBundles> {
   bundles ??= (async () => {
@@ -48,7 +51,15 @@ export function bundlePages(): Promise<PageBundles> {
       jsx: 'automatic',
       alias: { ...PACKAGE_ALIASES },
       // The package's browser build (its `browser` condition), as a bundler picks it.
-      define: { 'process.env.NODE_ENV': '"production"', __FLAGPLANE_BROWSER__: 'true' },
+      // Vue's bundler build asks the bundler for its compile-time flags, as Vite sets them.
+      define: {
+        'process.env.NODE_ENV': '"production"',
+        __FLAGPLANE_BROWSER__: 'true',
+        __VUE_OPTIONS_API__: 'true',
+        __VUE_PROD_DEVTOOLS__: 'false',
+        __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
+      },
+      plugins: [vueSfc],
       sourcemap: 'inline',
       logLevel: 'silent',
       // The Svelte page's components (pages/lib/svelte/), compiled for the browser.

@@ -16,7 +16,7 @@ import { expectedErrors } from './sample-apps';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The packages the declarations (and the samples) import, linked from the repository's. */
-const LINKED = ['react', '@types', '@openfeature', 'ws', 'ioredis', 'pg'];
+const LINKED = ['react', 'vue', '@vue', '@types', '@openfeature', 'ws', 'ioredis', 'pg'];
 
 const MODES: Array<{ name: string; options: ts.CompilerOptions; type: 'module' | 'commonjs' }> = [
   { name: 'bundler', type: 'module', options: { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler } },

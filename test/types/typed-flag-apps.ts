@@ -2,7 +2,8 @@
  * Apps typed by the module `flagplane types` writes (issue 25), as sample-apps.ts's are
  * written: `flags.ts` is the generator's output for test/cli/typed-flags-snapshot.ts, the app
  * must compile without an error, and each `// wrong: TSnnnn` line must fail with that error.
- * One program of their own: `Register { flags }` holds for every file the program has.
+ * One program of their own: `Register { flags }` holds for every file the program has (React's
+ * and Vue's, each in its own entry).
  */
 import { typesOfSnapshot } from '../../cli/types/index';
 import { TYPED_SNAPSHOT } from '../cli/typed-flags-snapshot';
@@ -88,9 +89,36 @@ export function Label() {
 }
 `;
 
+/** The Vue composables typed by `Flags` through flagplane/vue's own `Register`: refs of its types. */
+const VUE = `import type { Ref } from 'vue';
+import { createFlagsPlugin, useFlag, useFlagDetails, useFlagsClient } from 'flagplane/vue';
+import type { Flags } from './flags';
+
+const defaults = { 'new-checkout': false };
+declare module 'flagplane/vue' {
+  interface Register {
+    flags: Flags;
+    defaults: typeof defaults;
+  }
+}
+export const plugin = createFlagsPlugin({ ${OPTIONS}, defaults });
+export function setup() {
+  const on: Readonly<Ref<boolean>> = useFlag('new-checkout');
+  const color: Readonly<Ref<'dark' | 'light' | undefined>> = useFlag('theme');
+  const size: number = useFlagDetails('seat-limit', 1).value.value;
+  const fromClient: 'dark' | 'light' = useFlagsClient().get('theme', 'dark');
+  const typo = useFlag('seat-limt', 1); // wrong: TS2769
+  const theme: Readonly<Ref<'dark'>> = useFlag('theme', 'dark'); // wrong: TS2322
+  on.value = true; // wrong: TS2540
+  return { on, color, size, fromClient, typo, theme };
+}
+export const badDefault = createFlagsPlugin({ ${OPTIONS}, defaults: { theme: 'blue' } }); // wrong: TS2322
+`;
+
 /** File name → source. */
 export const TYPED_FLAG_APPS: Record<string, string> = {
   'flags.ts': typesOfSnapshot(TYPED_SNAPSHOT),
   'typed-app.tsx': TYPED,
   'typed-wrong.tsx': WRONG,
+  'typed-vue.ts': VUE,
 };
