@@ -59,11 +59,11 @@ export function bundlePages(): Promise<PageBundles> {
         __VUE_PROD_DEVTOOLS__: 'false',
         __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
       },
-      plugins: [vueSfc],
+      // The Vue page's single-file components, and the Svelte page's components
+      // (pages/lib/svelte/), each compiled for the browser by its framework's compiler.
+      plugins: [vueSfc, svelteEsbuild('client')],
       sourcemap: 'inline',
       logLevel: 'silent',
-      // The Svelte page's components (pages/lib/svelte/), compiled for the browser.
-      plugins: [svelteEsbuild('client')],
     });
     return new Map(result.outputFiles.map((file) => [basename(file.path, extname(file.path)), file.text]));
   })();
