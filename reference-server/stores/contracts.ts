@@ -30,6 +30,14 @@ import type { KeyStore } from './key-store';
 import type { ClaimedRow, EnvironmentKind, Evictions, IdentifyRow, KeyRecord, StoredEvent, StoredTraits } from './records';
 import type { TraitStore } from './trait-store';
 
+/**
+ * Resolves once the store's engine answers a trivial command; rejects with an EngineError when
+ * it cannot (memory resolves at once). Has no timeout of its own (the caller races it, see
+ * readiness.ts); concurrent calls share the one in flight, so an engine that hangs or is down
+ * is never sent a pile of probes or asked for a pile of connections.
+ */
+export type EnginePing = () => Promise<void>;
+
 /** Everything the control store holds, as {@link ControlStore.load} reads it. */
 export interface ControlState {
   environments: Array<{ id: string; kind: EnvironmentKind; current: number; snapshots: FlagSnapshot[] }>;
@@ -82,6 +90,8 @@ export interface ControlStore {
   announceResync(environmentId: string): Promise<void>;
   /** Calls `listener` with each change made through another store on the same data; returns the unsubscribe. */
   subscribe(listener: (change: ControlChange) => void): () => void;
+  /** {@link EnginePing}: a Redis `PING` on the command connection. */
+  ping: EnginePing;
   close(): Promise<void>;
 }
 
@@ -100,6 +110,8 @@ export interface IdentifyQueueStore {
   claim(environmentId: string, limit: number, leaseMs: number): Promise<ClaimedRow[]>;
   /** Deletes the rows (of the environment) with these ids; returns how many were deleted. */
   ack(environmentId: string, ids: readonly number[]): Promise<number>;
+  /** {@link EnginePing}: `SELECT 1` on the pool. */
+  ping: EnginePing;
   close(): Promise<void>;
 }
 
@@ -111,6 +123,8 @@ export interface AnalyticsStore {
   list(limit?: number): Promise<StoredEvent[]>;
   /** The newest `limit` events older than the cursor `before`, oldest first. */
   page(limit: number, before?: number): Promise<LogPage<StoredEvent>>;
+  /** {@link EnginePing}: `SELECT 1` on the pool. */
+  ping: EnginePing;
   close(): Promise<void>;
 }
 

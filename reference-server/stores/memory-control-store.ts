@@ -57,6 +57,7 @@ export function createMemoryControlStore(bounds?: WorkingCopyBounds): MemoryCont
     announceResync: () => resolved(undefined),
     // No other instance shares this store: nothing to hear.
     subscribe: () => () => undefined,
+    ping: () => resolved(undefined),
     close: () => resolved(undefined),
   };
 }

@@ -38,6 +38,7 @@ export function createMemoryIdentifyQueueStore(queue: IdentifyLog, now: () => nu
       for (const id of own) claims.delete(id);
       return Promise.resolve(queue.remove(own));
     },
+    ping: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
 }
@@ -52,6 +53,7 @@ export function createMemoryAnalyticsStore(log: EventLog): AnalyticsStore {
     },
     list: (limit) => Promise.resolve(newest(log.events, limit)),
     page: (limit, before) => Promise.resolve(log.page(limit, before)),
+    ping: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
 }

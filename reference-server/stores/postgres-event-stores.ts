@@ -5,6 +5,7 @@ import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
 import type { LogPage } from './bounded-log';
+import { singleFlight } from './single-flight';
 import {
   ACK_IDENTIFY_SQL,
   PAGE_ANALYTICS_SQL,
@@ -63,6 +64,13 @@ export async function openPostgresEventStores(options: PostgresOptions): Promise
   }
   let ended: Promise<void> | undefined;
   const close = () => (ended ??= pool.end());
+  const ping = singleFlight(async () => {
+    try {
+      await pool.query('SELECT 1');
+    } catch (cause) {
+      throw new EngineError('postgres', `Postgres did not answer: ${(cause as Error).message}`, { cause });
+    }
+  });
 
   const identifyQueue: IdentifyQueueStore = {
     engine: 'postgres',
@@ -87,6 +95,7 @@ export async function openPostgresEventStores(options: PostgresOptions): Promise
     async ack(environmentId, ids) {
       return (await pool.query(ACK_IDENTIFY_SQL, [environmentId, ids])).rowCount ?? 0;
     },
+    ping,
     close,
   };
   const analytics: AnalyticsStore = {
@@ -103,6 +112,7 @@ export async function openPostgresEventStores(options: PostgresOptions): Promise
       const { rows } = await pool.query(PAGE_ANALYTICS_SQL, [limit, before ?? null]);
       return pageOf(rows, limit, (row) => row.event as StoredEvent);
     },
+    ping,
     close,
   };
   return { identifyQueue, analytics, close };

@@ -7,6 +7,7 @@ import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
 import { redisKeys, type RedisKeys } from './redis-keys';
+import { singleFlight } from './single-flight';
 import { changesFrom } from './working-copy';
 import { ADD_KEY_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
 
@@ -37,7 +38,8 @@ function parseSnapshot(text: string, version: number, environmentId: string): Fl
   return { ...(JSON.parse(text) as FlagSnapshot), version, environmentId };
 }
 
-async function connect(Redis: typeof RedisClient, url: string, name: string, onError: (error: unknown) => void): Promise<RedisClient> {
+/** A connection named `name` (CLIENT LIST shows it); errors after the first connect go to `onError`. */
+export async function connect(Redis: typeof RedisClient, url: string, name: string, onError: (error: unknown) => void): Promise<RedisClient> {
   const client = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 2 });
   let connected = false;
   // A failure to connect is the error connect() rejects with; only later ones are reported.
@@ -52,6 +54,12 @@ async function connect(Redis: typeof RedisClient, url: string, name: string, onE
     client.disconnect();
     throw new EngineError('redis', `cannot connect to Redis at ${redactUrl(url)}: ${(cause as Error).message}`, { cause });
   }
+}
+
+/** A PING on `client`; one that is not connected fails at once instead of queueing the PING. */
+async function ping(client: RedisClient): Promise<void> {
+  if (client.status !== 'ready') throw new EngineError('redis', `the Redis connection is ${client.status}`);
+  await client.ping().catch((cause: Error) => Promise.reject(new EngineError('redis', `Redis did not answer: ${cause.message}`, { cause })));
 }
 
 /** The command connection, and the subscriber connection listening on `channel`. */
@@ -226,6 +234,7 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    ping: singleFlight(() => ping(command)),
     async close() {
       const handled = received.close();
       listeners.clear();
