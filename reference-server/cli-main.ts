@@ -118,6 +118,7 @@ export function describeServer(server: ReferenceServer, console?: ConsoleAssets)
     `  base URL     ${server.baseUrl}`,
     `  stream URL   ${server.wsUrl}${STREAM_PATH}`,
     `  admin token  ${server.adminToken}`,
+    `  instance     ${server.instanceId}`,
     `  stores       ${describeEngines(server.engines)}`,
     '',
     'environments',

@@ -14,6 +14,7 @@ export type { ErrorBody, ErrorCode } from './http/responses';
 export { MissingPackageError } from './stores/optional-package';
 export { EngineError } from './stores/engine-error';
 export type { ClaimedRow } from './stores/records';
+export type { InstanceEntry } from './stores/instance-registry';
 export type {
   AnalyticsStore,
   ControlChange,

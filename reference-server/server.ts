@@ -20,6 +20,10 @@ import { createEventLog } from './stores/event-log';
 import { createIdentifyLog } from './stores/identify-log';
 import { createStreamGateway } from './stream/gateway';
 import { loadOptionalPackage } from './stores/optional-package';
+import { createHealthRoutes, engineProbes, type Lifecycle } from './routes/health';
+import { createInstanceRoutes, registerInstance, requireInstanceId, summarize, withInstanceHeader } from './routes/instances';
+import { DEFAULT_INSTANCE_TTL_MS, defaultInstanceId } from './stores/instance-registry';
+import { DEFAULT_READINESS_TIMEOUT_MS } from './stores/readiness';
 
 export interface ReferenceServerOptions {
   /** Port to listen on; `0` picks a free one. @default 0 */
@@ -56,6 +60,12 @@ export interface ReferenceServerOptions {
    * evaluation events live there. Needs the `pg` package. @default in memory
    */
   postgres?: string;
+  /** This instance's name in diagnostics, `GET /admin/v1/instances` and the `Flagplane-Instance` header. @default `${hostname}-${pid}-${6 hex digits}` */
+  instanceId?: string;
+  /** With `redis`: an instance whose heartbeat (every third of it) stopped is no longer listed after this long. @default 15000 */
+  instanceTtlMs?: number;
+  /** How long `GET /readyz` waits for each engine's ping. @default 1000 */
+  readinessTimeoutMs?: number;
 }
 
 /** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
@@ -69,6 +79,8 @@ export interface ReferenceServer {
   readonly wsUrl: string;
   readonly port: number;
   readonly adminToken: string;
+  /** The `instanceId` option, or the generated one. */
+  readonly instanceId: string;
   /**
    * This instance's stores, for tests to read what was routed where. With `redis`, environments,
    * keys and traits are this instance's copy of Redis; with `postgres`, `identifyQueue` and
@@ -139,6 +151,15 @@ async function openServerStores(options: ReferenceServerOptions, config: ServerC
   return { opened, stores };
 }
 
+/** The options that name this instance and bound its probes, checked. */
+function instanceOptions(options: ReferenceServerOptions) {
+  return {
+    id: requireInstanceId(options.instanceId ?? defaultInstanceId()),
+    ttlMs: requireDuration('instanceTtlMs', options.instanceTtlMs ?? DEFAULT_INSTANCE_TTL_MS, false),
+    readinessTimeoutMs: requireDuration('readinessTimeoutMs', options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS, false),
+  };
+}
+
 /** Starts a reference server; resolves once it listens. */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const config = options.config ? parseServerConfig(options.config) : demoConfig();
@@ -150,6 +171,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     transportPingMs: requireDuration('transportPingMs', options.transportPingMs ?? 30000, false),
     connectedDelayMs: requireDuration('connectedDelayMs', options.connectedDelayMs ?? 0, true),
   };
+  const instance = instanceOptions(options);
   const onInternalError = options.onInternalError ?? (() => undefined);
   // An optional peer dependency (an app that only runs the SDK in browsers never installs it):
   // a missing one is a MissingPackageError, which the CLI prints as it is.
@@ -159,9 +181,14 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
   opened.listen((change) => applyRemoteChange(opened.working, gateway, change));
   const streams = (environmentId: string) => gateway.subscribersOf(environmentId).length;
+  const undo = () => gateway.close().then(() => opened.close());
+  const { self, registry } = await registerInstance({ ...options, ...instance, onError: onInternalError }, () => gateway.connections.size, undo);
+  let lifecycle: Lifecycle = 'serving';
   const routes = [
+    ...createHealthRoutes({ probes: engineProbes(opened), timeoutMs: instance.readinessTimeoutMs, lifecycle: () => lifecycle }),
     ...createSdkRoutes(stores, opened, createRateLimiter(limits.requestsPerSecondPerKey)),
-    ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams }),
+    ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams, instance: () => summarize(self) }),
+    ...createInstanceRoutes(registry),
     ...createQueueRoutes(opened.identifyQueue, (id) => stores.environments.get(id) !== undefined),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),
   ];
@@ -169,7 +196,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     if (path.startsWith(ADMIN_PREFIX)) requireAdminToken(headers, adminToken);
   };
 
-  const http = createHttpServer(createRequestListener(routes, onInternalError, adminOnly), limits);
+  const http = createHttpServer(withInstanceHeader(createRequestListener(routes, onInternalError, adminOnly), self.id), limits);
   http.server.on('upgrade', gateway.handleUpgrade);
 
   let port: number;
@@ -177,14 +204,18 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     port = await listen(http.server, options.port ?? 0, host);
   } catch (error) {
     await gateway.close();
+    await registry.close();
     await opened.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
+    lifecycle = 'closing';
+    const deregistered = registry.close();
     const released = http.close();
     await gateway.close();
     await released;
+    await deregistered;
     await opened.close();
   };
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -194,6 +225,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     wsUrl: `ws://${authority}`,
     port,
     adminToken,
+    instanceId: self.id,
     stores,
     engines: { control: opened.control.engine === 'redis' ? 'redis' : 'memory', events: opened.analytics.engine === 'postgres' ? 'postgres' : 'memory' },
     publish: async (environmentId, snapshot) => ({ version: (await actions.publish(environmentId, snapshot)).version }),

@@ -8,6 +8,7 @@ import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '
 import type { EnvironmentStore } from '../stores/environment-store';
 import type { KeyStore } from '../stores/key-store';
 import type { KeyRecord } from '../stores/records';
+import type { InstanceSummary } from './instances';
 
 /** Every admin route is under it; the admin token is checked for every path under it. */
 export const ADMIN_PREFIX = '/admin/';
@@ -22,6 +23,8 @@ export interface AdminRouteDeps {
   analytics: AnalyticsStore;
   /** Open stream connections subscribed to the environment. */
   streams(environmentId: string): number;
+  /** The instance that answers, for the diagnostics. */
+  instance(): InstanceSummary;
 }
 
 /** Entries per page of an admin listing without `?limit=`, and the most a `?limit=` may ask for. */
@@ -91,7 +94,7 @@ function keysPage(keys: KeyStore, limit: number, before = Infinity): LogPage<Key
  * protocol.md §7. The router checks the admin token of every /admin/ request before it looks
  * for a route (server.ts), so these handlers never see a request without it.
  */
-export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams }: AdminRouteDeps): Route[] {
+export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams, instance }: AdminRouteDeps): Route[] {
   const ok = (body: unknown, status = 200): HandlerResult => ({ status, body });
   const environment = (request: HandlerRequest) => {
     const id = param(request, 'id');
@@ -157,7 +160,7 @@ export function createAdminRoutes({ stores, actions, identifyQueue, analytics, s
       methods: {
         GET: async (r) => {
           const page = await listing('events', r, stores.diagnostics.page);
-          return { ...page, body: { ...(page.body as object), evicted: { ...stores.evictions } } };
+          return { ...page, body: { ...(page.body as object), evicted: { ...stores.evictions }, instance: instance() } };
         },
       },
     },

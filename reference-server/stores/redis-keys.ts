@@ -13,6 +13,10 @@ export function redisKeys(prefix: string) {
     revoked: `${prefix}revoked`,
     /** Hash: user id → traits JSON. */
     traits: (environmentId: string) => `${prefix}traits:${environmentId}`,
+    /** Hash: instance id → `{"startedAt","streams"}` of its latest heartbeat. */
+    instances: `${prefix}instances`,
+    /** Sorted set: instance id, scored by its latest heartbeat (ms, Redis's clock). */
+    instancesSeen: `${prefix}instances:seen`,
     /** Pub/sub channel of every change, as `{ origin, kind, ... }` JSON. */
     channel: `${prefix}changes`,
   };

@@ -12,6 +12,10 @@ const run = promisify(execFile);
 export interface PostgresProcess {
   /** A fresh, empty database on the cluster, as a URL. */
   createDatabase(): Promise<string>;
+  /** Stops the cluster (fast shutdown: sessions are cut) and keeps its data, for {@link PostgresProcess.restart}. */
+  halt(): Promise<void>;
+  /** Starts a halted cluster again on its port, with its data. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,7 +36,9 @@ export async function startPostgres(binDir: string): Promise<PostgresProcess> {
   const port = await freePort();
   await asClusterOwner(binDir, 'initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--no-instructions']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  await asClusterOwner(binDir, 'pg_ctl', ['start', '-D', data, '-w', '-l', join(dir, 'log'), '-o', options]);
+  const start = () => asClusterOwner(binDir, 'pg_ctl', ['start', '-D', data, '-w', '-l', join(dir, 'log'), '-o', options]);
+  const halt = () => asClusterOwner(binDir, 'pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']);
+  await start();
   const base = `postgres://postgres@127.0.0.1:${port}`;
   let databases = 0;
   return {
@@ -48,8 +54,14 @@ export async function startPostgres(binDir: string): Promise<PostgresProcess> {
       }
       return `${base}/${name}`;
     },
+    async halt() {
+      await halt();
+    },
+    async restart() {
+      await start();
+    },
     async stop() {
-      await asClusterOwner(binDir, 'pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']);
+      await halt().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -7,12 +7,38 @@ import { freePort } from './engine-binaries';
 /** A `redis-server` of one test file, in a temporary folder, with nothing persisted. */
 export interface RedisProcess {
   readonly url: string;
+  /** Stops the server and keeps its port, for {@link RedisProcess.restart} (an outage, as clients see it). */
+  halt(): Promise<void>;
+  /** Starts a halted server again on its port (empty: nothing is persisted). */
+  restart(): Promise<void>;
+  /** Sends a signal to the running server (SIGSTOP: a server that hangs without closing its sockets). */
+  signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
 export async function startRedis(binary: string): Promise<RedisProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'flagplane-redis-'));
   const port = await freePort();
+  let running = await spawnRedis(binary, port, dir).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    halt: () => running.stop(),
+    async restart() {
+      running = await spawnRedis(binary, port, dir);
+    },
+    signal: (signal) => void running.child.kill(signal),
+    async stop() {
+      running.child.kill('SIGCONT');
+      await running.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function spawnRedis(binary: string, port: number, dir: string) {
   const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -22,7 +48,6 @@ export async function startRedis(binary: string): Promise<RedisProcess> {
     const timer = setTimeout(() => {
       // Nothing of a server that never came up may outlive the suite.
       child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
       reject(new Error(`redis-server did not start: ${output}`));
     }, 10_000);
     child.stdout.on('data', (chunk: Buffer) => {
@@ -38,11 +63,10 @@ export async function startRedis(binary: string): Promise<RedisProcess> {
     });
   });
   return {
-    url: `redis://127.0.0.1:${port}`,
+    child,
     async stop() {
-      child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -116,6 +116,7 @@ describe('runCli', () => {
     expect(banner).toContain(baseUrl);
     expect(banner).toContain(`${wsUrl}/sdk/v1/stream`);
     expect(banner).toContain('custom-admin-token');
+    expect(banner).toContain(`  instance     ${outcome.server.instanceId}\n`);
     expect(banner).toMatch(/eu-prod \(production, version 40\)/);
     const curl = /curl -H 'Authorization: Bearer (\S+)' (\S+)/.exec(banner);
     expect(curl?.[1]).toBe('svc_sdk_client_custom_eu_01');

@@ -163,7 +163,8 @@ describeWithBinaries('two instances on one Redis and one Postgres', [redisNeed, 
       const redisClients = async () => ((await probe.client('LIST')) as string).split('\n').filter((line) => / name=flagplane-/.test(line)).length;
       const postgresClients = async () =>
         Number((await database.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'flagplane'")).rows[0].n);
-      expect(await redisClients()).toBe(4);
+      // flagplane-command, flagplane-subscriber and flagplane-instances, per instance.
+      expect(await redisClients()).toBe(6);
       expect(await postgresClients()).toBeGreaterThan(0);
       await Promise.all(servers.map((server) => server.close()));
       await expect.poll(redisClients, { timeout: 2000 }).toBe(0);
