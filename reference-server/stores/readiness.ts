@@ -27,7 +27,7 @@ export const DEFAULT_READINESS_TIMEOUT_MS = 1000;
 
 async function probe(ping: EnginePing, timeoutMs: number, schedule: Schedule, now: () => number): Promise<EngineState> {
   const started = now();
-  let cancel = () => undefined as void;
+  let cancel: () => void = () => undefined;
   const timedOut = new Promise<EngineState>((resolve) => {
     cancel = schedule(() => resolve({ status: 'down', reason: 'timeout', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
   });
