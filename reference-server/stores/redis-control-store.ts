@@ -8,7 +8,7 @@ import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
 import { redisKeys, type RedisKeys } from './redis-keys';
 import { changesFrom } from './working-copy';
-import { ADD_KEY_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
+import { ADD_KEY_SCRIPT, CURRENT_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
 
 export interface RedisControlOptions {
   /** `redis://[:password@]host:port[/db]`, or `rediss://` for TLS. */
@@ -18,6 +18,10 @@ export interface RedisControlOptions {
   /** Errors of the connections after start (they reconnect by themselves). @default ignore */
   onError?: (error: unknown) => void;
   importer?: ModuleImporter;
+  /** Snapshot versions kept per environment, the current one included; a publish removes older ones. @default every version */
+  versionsKept?: number;
+  /** Called after a publish of this store removed old versions, with how many. */
+  onPruned?: (versions: number) => void;
 }
 
 /** What goes over the channel: a change plus the instance that made it. */
@@ -102,15 +106,26 @@ function createReceiver(onError: (error: unknown) => void) {
   };
 }
 
-/** Everything under the prefix, as {@link ControlStore.load} answers it. */
+/** The replies of a MULTI, each error thrown. */
+function repliesOf(results: Array<[Error | null, unknown]> | null): unknown[] {
+  if (!results) throw new Error('the Redis transaction was aborted');
+  return results.map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
+  });
+}
+
+/**
+ * Everything under the prefix, as {@link ControlStore.load} answers it. One transaction reads
+ * it: a publish in between could otherwise remove the version `current` was read at.
+ */
 async function loadState(command: RedisClient, k: RedisKeys): Promise<ControlState> {
   const environments = await command.hgetall(k.environments);
   const ids = Object.keys(environments);
-  const [keys, revoked, perEnvironment] = await Promise.all([
-    command.hgetall(k.keys),
-    command.smembers(k.revoked),
-    Promise.all(ids.map((id) => Promise.all([command.get(k.current(id)), command.hgetall(k.snapshots(id)), command.hgetall(k.traits(id))]))),
-  ]);
+  const transaction = command.multi().hgetall(k.keys).smembers(k.revoked);
+  for (const id of ids) transaction.get(k.current(id)).hgetall(k.snapshots(id)).hgetall(k.traits(id));
+  const [keys, revoked, ...flat] = repliesOf(await transaction.exec()) as [Record<string, string>, string[], ...unknown[]];
+  const perEnvironment = ids.map((_, i) => flat.slice(i * 3, i * 3 + 3) as [string | null, Record<string, string>, Record<string, string>]);
   const revokedSet = new Set(revoked);
   return {
     environments: ids.map((id, i) => {
@@ -131,14 +146,23 @@ async function readSnapshot(command: RedisClient, k: RedisKeys, environmentId: s
   return text === null ? undefined : parseSnapshot(text, version, environmentId);
 }
 
-/** The change an announcement stands for; a published version is read back from Redis. */
+async function readCurrent(command: RedisClient, k: RedisKeys, environmentId: string): Promise<FlagSnapshot | undefined> {
+  const reply = (await command.eval(CURRENT_SCRIPT, 2, k.current(environmentId), k.snapshots(environmentId))) as [string, string | null] | null;
+  return reply?.[1] ? parseSnapshot(reply[1], Number(reply[0]), environmentId) : undefined;
+}
+
+/**
+ * The change an announcement stands for; a published version is read back from Redis. When
+ * later publishes removed it already, the current version stands in: it is newer, and a working
+ * copy only ever moves forward.
+ */
 async function changeOf(
   announcement: Announcement,
-  snapshotAt: (environmentId: string, version: number) => Promise<FlagSnapshot | undefined>,
+  read: { snapshotAt(environmentId: string, version: number): Promise<FlagSnapshot | undefined>; current(environmentId: string): Promise<FlagSnapshot | undefined> },
 ): Promise<ControlChange | undefined> {
   const { origin: _origin, ...change } = announcement;
   if (change.kind !== 'published') return change;
-  const snapshot = await snapshotAt(change.environmentId, change.version);
+  const snapshot = (await read.snapshotAt(change.environmentId, change.version)) ?? (await read.current(change.environmentId));
   return snapshot && { kind: 'published', environmentId: change.environmentId, snapshot };
 }
 
@@ -186,8 +210,9 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
 
   const load = () => loadState(command, k);
   const snapshotAt = (environmentId: string, version: number) => readSnapshot(command, k, environmentId, version);
+  const current = (environmentId: string) => readCurrent(command, k, environmentId);
   const received = createReceiver(onError);
-  passOnChanges({ subscriber, channel: k.channel, origin, listeners, received, changeOf: (announcement) => changeOf(announcement, snapshotAt), load });
+  passOnChanges({ subscriber, channel: k.channel, origin, listeners, received, changeOf: (announcement) => changeOf(announcement, { snapshotAt, current }), load });
 
   return {
     engine: 'redis',
@@ -195,16 +220,15 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
       return (await command.eval(SEED_SCRIPT, 1, k.environments, ...seedArguments(prefix, seed))) === 1;
     },
     load,
-    async current(environmentId) {
-      const current = await command.get(k.current(environmentId));
-      return current === null ? undefined : snapshotAt(environmentId, Number(current));
-    },
+    current,
     async publish(environmentId, draft, basedOn): Promise<PublishOutcome> {
       const keys = [k.environments, k.current(environmentId), k.snapshots(environmentId)];
       const json = storedSnapshot(draft, environmentId);
-      const [kind, version] = (await command.eval(PUBLISH_SCRIPT, 3, ...keys, environmentId, json, basedOn ?? '', k.channel, origin)) as [string, number];
+      const argv = [environmentId, json, basedOn ?? '', k.channel, origin, options.versionsKept ?? 0];
+      const [kind, version, removed] = (await command.eval(PUBLISH_SCRIPT, 3, ...keys, ...argv)) as [string, number, number];
       if (kind === 'unknown-environment') return { kind };
       if (kind === 'conflict') return { kind, current: version };
+      if (removed > 0) options.onPruned?.(removed);
       return { kind: 'published', snapshot: parseSnapshot(json, version, environmentId) };
     },
     async addKey(record) {
