@@ -37,7 +37,8 @@ export function pruneStatements({ name, groupBy }: RetainedTable): PruneStatemen
   const inGroup = groupBy.map((column, i) => `${column} = $${i + 1}`).join(' AND ');
   const prefixed = (alias: string) => groupBy.map((column) => `${alias}.${column}`).join(', ');
   return {
-    expired: `DELETE FROM ${name} WHERE id IN (SELECT id FROM ${name} WHERE received_at < $1 LIMIT $2)`,
+    // `= ANY(ARRAY(…))` deletes by primary key: with `IN (…)` the planner may scan the whole table per batch.
+    expired: `DELETE FROM ${name} WHERE id = ANY(ARRAY(SELECT id FROM ${name} WHERE received_at < $1 ORDER BY received_at LIMIT $2))`,
     groups: `
 WITH RECURSIVE groups AS (
   (SELECT ${columns} FROM ${name} ORDER BY ${columns} LIMIT 1)
@@ -48,7 +49,7 @@ WITH RECURSIVE groups AS (
 )
 SELECT ${columns} FROM groups`,
     boundary: `SELECT id FROM ${name} WHERE ${inGroup} ORDER BY id DESC OFFSET $${n + 1} LIMIT 1`,
-    overCount: `DELETE FROM ${name} WHERE id IN (SELECT id FROM ${name} WHERE ${inGroup} AND id <= $${n + 1} LIMIT $${n + 2})`,
+    overCount: `DELETE FROM ${name} WHERE id = ANY(ARRAY(SELECT id FROM ${name} WHERE ${inGroup} AND id <= $${n + 1} ORDER BY id LIMIT $${n + 2}))`,
   };
 }
 

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { openPostgresEventStores, type PostgresEventStores, type PostgresRetention } from '../../../reference-server/stores/postgres-event-stores';
 import { SCHEMA_SQL } from '../../../reference-server/stores/postgres-schema';
+import { pruneStatements, RETAINED_TABLES } from '../../../reference-server/stores/postgres-retention';
 import type { PruneTimers } from '../../../reference-server/stores/prune-loop';
 import { describeWithBinaries } from '../../helpers/engine-binaries';
 import { waitFor } from '../../helpers/wait-for';
@@ -183,6 +184,31 @@ describeWithBinaries('Postgres retention', [postgresNeed], () => {
     await waitFor(() => timers.scheduled === 3, 5000, 'a prune after four more');
     expect(counted.events).toBe(4);
     expect((await stores.analytics.list()).map((e) => e.n)).toEqual([5, 6, 7]);
+  });
+
+  it('finds what each prune statement deletes through an index, never by scanning the table', async () => {
+    const db = await database();
+    for (let environment = 0; environment < 4; environment++) {
+      await db.insertEvents(`env-${environment}`, 'evaluation', 25_000, NOW - environment * HOUR);
+      await db.insertIdentify(`env-${environment}`, 25_000, NOW - environment * HOUR);
+    }
+    await db.client.query('ANALYZE');
+    const planOf = async (sql: string, values: unknown[]) =>
+      (await db.client.query(`EXPLAIN ${sql}`, values)).rows.map((row) => row['QUERY PLAN'] as string).join('\n');
+    for (const table of Object.values(RETAINED_TABLES)) {
+      const statements = pruneStatements(table);
+      const group = table.groupBy.map((column) => (column === 'type' ? 'evaluation' : 'env-1'));
+      const plans = [
+        await planOf(statements.expired, [new Date(NOW - 2 * HOUR), 1000]),
+        await planOf(statements.groups, []),
+        await planOf(statements.boundary, [...group, 1000]),
+        await planOf(statements.overCount, [...group, 1_000_000, 1000]),
+      ];
+      for (const plan of plans) {
+        expect(plan).toMatch(/Index/);
+        expect(plan).not.toMatch(/Seq Scan/);
+      }
+    }
   });
 
   it('stops its timer on close and ends the pool', async () => {
