@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import type { EnvironmentKind, KeyRecord, StoredTraits } from './records';
 import type { ControlChange, ControlSeed, ControlState, ControlStore, PublishOutcome } from './contracts';
 import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
-import { redisKeys, type RedisKeys } from './redis-keys';
+import { redisKeys } from './redis-keys';
+import { loadState, parseSnapshot, readCurrent, readSnapshot } from './redis-reads';
 import { changesFrom } from './working-copy';
-import { ADD_KEY_SCRIPT, CURRENT_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
+import { ADD_KEY_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
 
 export interface RedisControlOptions {
   /** `redis://[:password@]host:port[/db]`, or `rediss://` for TLS. */
@@ -35,10 +35,6 @@ export const DEFAULT_REDIS_PREFIX = 'flagplane:';
 function storedSnapshot(draft: Omit<FlagSnapshot, 'version'>, environmentId: string): string {
   const { version: _version, ...envelope } = draft as FlagSnapshot;
   return JSON.stringify({ ...envelope, environmentId });
-}
-
-function parseSnapshot(text: string, version: number, environmentId: string): FlagSnapshot {
-  return { ...(JSON.parse(text) as FlagSnapshot), version, environmentId };
 }
 
 async function connect(Redis: typeof RedisClient, url: string, name: string, onError: (error: unknown) => void): Promise<RedisClient> {
@@ -104,51 +100,6 @@ function createReceiver(onError: (error: unknown) => void) {
       return received;
     },
   };
-}
-
-/** The replies of a MULTI, each error thrown. */
-function repliesOf(results: Array<[Error | null, unknown]> | null): unknown[] {
-  if (!results) throw new Error('the Redis transaction was aborted');
-  return results.map(([error, reply]) => {
-    if (error) throw error;
-    return reply;
-  });
-}
-
-/**
- * Everything under the prefix, as {@link ControlStore.load} answers it. One transaction reads
- * it: a publish in between could otherwise remove the version `current` was read at.
- */
-async function loadState(command: RedisClient, k: RedisKeys): Promise<ControlState> {
-  const environments = await command.hgetall(k.environments);
-  const ids = Object.keys(environments);
-  const transaction = command.multi().hgetall(k.keys).smembers(k.revoked);
-  for (const id of ids) transaction.get(k.current(id)).hgetall(k.snapshots(id)).hgetall(k.traits(id));
-  const [keys, revoked, ...flat] = repliesOf(await transaction.exec()) as [Record<string, string>, string[], ...unknown[]];
-  const perEnvironment = ids.map((_, i) => flat.slice(i * 3, i * 3 + 3) as [string | null, Record<string, string>, Record<string, string>]);
-  const revokedSet = new Set(revoked);
-  return {
-    environments: ids.map((id, i) => {
-      const [current, snapshots] = perEnvironment[i] ?? [null, {}];
-      const { kind } = JSON.parse(environments[id] ?? '{}') as { kind: EnvironmentKind };
-      const stored = Object.entries(snapshots).map(([version, text]) => parseSnapshot(text, Number(version), id));
-      return { id, kind, current: Number(current ?? 0), snapshots: stored.sort((a, b) => a.version - b.version) };
-    }),
-    keys: Object.entries(keys).map(([key, text]) => ({ key, ...(JSON.parse(text) as Omit<KeyRecord, 'key' | 'revoked'>), revoked: revokedSet.has(key) })),
-    traits: ids.flatMap((id, i) =>
-      Object.entries(perEnvironment[i]?.[2] ?? {}).map(([userId, text]) => ({ environmentId: id, userId, traits: JSON.parse(text) as StoredTraits })),
-    ),
-  };
-}
-
-async function readSnapshot(command: RedisClient, k: RedisKeys, environmentId: string, version: number): Promise<FlagSnapshot | undefined> {
-  const text = await command.hget(k.snapshots(environmentId), String(version));
-  return text === null ? undefined : parseSnapshot(text, version, environmentId);
-}
-
-async function readCurrent(command: RedisClient, k: RedisKeys, environmentId: string): Promise<FlagSnapshot | undefined> {
-  const reply = (await command.eval(CURRENT_SCRIPT, 2, k.current(environmentId), k.snapshots(environmentId))) as [string, string | null] | null;
-  return reply?.[1] ? parseSnapshot(reply[1], Number(reply[0]), environmentId) : undefined;
 }
 
 /**
