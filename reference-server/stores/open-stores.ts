@@ -73,7 +73,12 @@ async function openControl(options: StoreOptions, seed: ControlSeed) {
     ...(retention && { versionsKept: retention.snapshotVersions, onPruned: (versions: number) => retention.onPruned('snapshotVersions', versions) }),
   });
   // Redis counts the versions it removes; the working copy's copies of them are not counted again.
-  const copyBounds = bounds && { ...bounds, onEvict: (what: 'snapshotVersions' | 'traitUsers') => what === 'traitUsers' && bounds.onEvict(what) };
+  const copyBounds: WorkingCopyBounds | undefined = bounds && {
+    ...bounds,
+    onEvict(what) {
+      if (what === 'traitUsers') bounds.onEvict(what);
+    },
+  };
   // Subscribed before the load: a change made meanwhile is heard, and applying it twice is harmless.
   const heard: ControlChange[] = [];
   const stopHearing = control.subscribe((change) => heard.push(change));
