@@ -9,7 +9,7 @@ import { createRequestListener } from './http/router';
 import { ADMIN_PREFIX, createAdminRoutes } from './routes/admin';
 import { createConsoleRoutes } from './routes/console';
 import { createSdkRoutes } from './routes/sdk';
-import { openStores } from './stores/open-stores';
+import { openStores, retentionOf } from './stores/open-stores';
 import { createQueueRoutes } from './routes/queue';
 import { applyRemoteChange, createServerActions } from './routes/server-actions';
 import { generateAdminToken } from './http/sdk-keys';
@@ -132,9 +132,10 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 async function openServerStores(options: ReferenceServerOptions, config: ServerConfig, limits: ServerLimits, onError: (error: unknown) => void) {
   const evictions: Evictions = { events: 0, identifyRows: 0, snapshotVersions: 0, traitUsers: 0, streamsRefused: 0, requestsLimited: 0 };
   const count = (what: keyof Evictions) => () => void (evictions[what] += 1);
+  const retention = retentionOf(limits, (what, pruned) => void (evictions[what] += pruned));
   const memory = {
-    identifyQueue: createIdentifyLog(limits.identifyRows, count('identifyRows')),
-    analytics: createEventLog(limits.eventsPerKind, count('events')),
+    identifyQueue: createIdentifyLog(limits.identifyRows, count('identifyRows'), { ms: retention.identifyRows.maxAgeMs }),
+    analytics: createEventLog(limits.eventsPerKind, count('events'), { ms: retention.events.maxAgeMs }),
   };
   const opened = await openStores(
     {
@@ -143,11 +144,12 @@ async function openServerStores(options: ReferenceServerOptions, config: ServerC
       postgres: options.postgres,
       onError,
       bounds: { snapshotVersions: limits.snapshotVersions, traitUsers: limits.traitUsers, onEvict: (what) => count(what)() },
+      retention,
     },
     seedFromConfig(config),
     memory,
   );
-  const stores: ReferenceServerStores = { ...opened.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events')), evictions };
+  const stores: ReferenceServerStores = { ...opened.working, ...memory, diagnostics: createEventLog(limits.eventsPerKind, count('events'), { ms: retention.events.maxAgeMs }), evictions };
   return { opened, stores };
 }
 

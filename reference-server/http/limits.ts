@@ -13,6 +13,10 @@ export interface ServerLimits {
   eventsPerKind: number;
   /** Identify rows kept per environment; older ones are evicted. */
   identifyRows: number;
+  /** Hours an event is kept after it was received (analytics and diagnostics); older ones are pruned. */
+  eventsMaxAgeHours: number;
+  /** Hours an identify row is kept after it was received, consumed or not; older ones are pruned. */
+  identifyMaxAgeHours: number;
   /** Snapshot versions kept per environment, the current one included. */
   snapshotVersions: number;
   /** Users with a trait overlay per environment; the least recently written is evicted. */
@@ -30,6 +34,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   requestTimeoutMs: 30_000,
   eventsPerKind: 10_000,
   identifyRows: 10_000,
+  eventsMaxAgeHours: 168,
+  identifyMaxAgeHours: 168,
   snapshotVersions: 50,
   traitUsers: 10_000,
   streamsPerKey: 100,

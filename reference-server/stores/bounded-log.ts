@@ -49,17 +49,29 @@ export interface LogPage<T> {
  * Entries in arrival order, split into buckets (an environment, an event type) of at most
  * `capacity` entries each: a full bucket drops its oldest entry, and `onEvict` counts it.
  * Memory is bounded by the number of buckets times the capacity, whatever is appended.
+ * With `expired`, a bucket drops (and counts) its expired entries whenever it is written or
+ * read, so none is ever served; the check reads only its oldest entry while none expired.
  */
-export function createBoundedLog<T>(capacity: number, onEvict: () => void) {
+export function createBoundedLog<T>(capacity: number, onEvict: () => void, expired?: (entry: T) => boolean) {
   let seq = 0;
   const buckets = new Map<string, Ring<Sequenced<T>>>();
-  const bucketsOf = (only?: (bucket: string) => boolean) => [...buckets].filter(([name]) => !only || only(name)).map(([, ring]) => ring);
+  const dropExpired = (ring: Ring<Sequenced<T>>) => {
+    if (!expired || ring.length === 0 || !expired(ring.at(0).entry)) return;
+    const removed = ring.retain(({ entry }) => !expired(entry));
+    for (let i = 0; i < removed; i += 1) onEvict();
+  };
+  const bucketsOf = (only?: (bucket: string) => boolean) =>
+    [...buckets].filter(([name]) => !only || only(name)).map(([, ring]) => {
+      dropExpired(ring);
+      return ring;
+    });
 
   return {
     /** Appends `entry` to `bucket`; returns its sequence number. */
     append(bucket: string, entry: T): number {
       let ring = buckets.get(bucket);
       if (!ring) buckets.set(bucket, (ring = new Ring(capacity)));
+      dropExpired(ring);
       seq += 1;
       if (ring.push({ seq, entry })) onEvict();
       return seq;
@@ -105,3 +117,17 @@ export function createBoundedLog<T>(capacity: number, onEvict: () => void) {
 }
 
 export type BoundedLog<T> = ReturnType<typeof createBoundedLog<T>>;
+
+/** How long a log keeps its entries after they were received, and the clock it reads. */
+export interface MaxAge {
+  readonly ms: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+/** The `expired` test of a log whose entries carry their `receivedAt` time. */
+export function receivedBefore(maxAge: MaxAge | undefined): ((entry: { readonly receivedAt: string }) => boolean) | undefined {
+  if (!maxAge) return undefined;
+  const now = maxAge.now ?? Date.now;
+  return (entry) => Date.parse(entry.receivedAt) < now() - maxAge.ms;
+}

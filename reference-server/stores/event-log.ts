@@ -1,4 +1,4 @@
-import { createBoundedLog, type LogPage } from './bounded-log';
+import { createBoundedLog, receivedBefore, type LogPage, type MaxAge } from './bounded-log';
 import type { StoredEvent } from './records';
 
 /** Events kept in memory: the diagnostics, and the analytics store on the memory engine. */
@@ -10,9 +10,12 @@ export interface EventLog {
   page(limit: number, before?: number): LogPage<StoredEvent>;
 }
 
-/** `eventsKept`: events kept per environment and event type; older ones are dropped and counted by `onEvict`. */
-export function createEventLog(eventsKept = Infinity, onEvict = () => {}): EventLog {
-  const log = createBoundedLog<StoredEvent>(eventsKept, onEvict);
+/**
+ * `eventsKept`: events kept per environment and event type; with `maxAge`, events received
+ * longer ago are dropped too. Each one dropped is counted by `onEvict`.
+ */
+export function createEventLog(eventsKept = Infinity, onEvict = () => {}, maxAge?: MaxAge): EventLog {
+  const log = createBoundedLog<StoredEvent>(eventsKept, onEvict, receivedBefore(maxAge));
   return {
     get events() {
       return log.all();

@@ -1,4 +1,4 @@
-import { createBoundedLog, type LogPage } from './bounded-log';
+import { createBoundedLog, receivedBefore, type LogPage, type MaxAge } from './bounded-log';
 import type { IdentifyRow } from './records';
 
 /** The identify rows kept in memory: what the identify queue holds on the memory engine. */
@@ -13,9 +13,12 @@ export interface IdentifyLog {
   remove(ids: ReadonlySet<number>): number;
 }
 
-/** `rowsKept`: rows kept per environment; a full one drops its oldest row, counted by `onEvict`. */
-export function createIdentifyLog(rowsKept = Infinity, onEvict = () => {}): IdentifyLog {
-  const log = createBoundedLog<IdentifyRow>(rowsKept, onEvict);
+/**
+ * `rowsKept`: rows kept per environment; a full one drops its oldest row. With `maxAge`, rows
+ * received longer ago are dropped too, claimed or not. Each one dropped is counted by `onEvict`.
+ */
+export function createIdentifyLog(rowsKept = Infinity, onEvict = () => {}, maxAge?: MaxAge): IdentifyLog {
+  const log = createBoundedLog<IdentifyRow>(rowsKept, onEvict, receivedBefore(maxAge));
   let next = 1;
   return {
     get rows() {

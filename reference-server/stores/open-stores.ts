@@ -6,6 +6,7 @@ import { createMemoryControlStore } from './memory-control-store';
 import type { ModuleImporter } from './optional-package';
 import { openPostgresEventStores } from './postgres-event-stores';
 import { openRedisControlStore } from './redis-control-store';
+import type { TableRetention } from './postgres-retention';
 import type { WorkingCopy, WorkingCopyBounds } from './working-copy';
 import { workingCopyFrom } from './working-copy';
 
@@ -18,6 +19,17 @@ export interface StoreOptions {
   importer?: ModuleImporter;
   /** What the working copy keeps at most. @default no bound */
   bounds?: WorkingCopyBounds;
+  /** What Redis and Postgres keep (docs/reference-server.md, "Retention"). @default everything */
+  retention?: EngineRetention;
+}
+
+/** What the engines keep, and where what they prune is counted. */
+export interface EngineRetention {
+  /** Snapshot versions kept per environment on Redis, the current one included. */
+  snapshotVersions: number;
+  events: TableRetention;
+  identifyRows: TableRetention;
+  onPruned(what: 'snapshotVersions' | 'events' | 'identifyRows', count: number): void;
 }
 
 /** The stores of one instance, opened on their engines. */
@@ -31,24 +43,48 @@ export interface InstanceStores {
   close(): Promise<void>;
 }
 
+const HOUR_MS = 3_600_000;
+
+/** The engines' retention at the server's limits (http/limits.ts); `onPruned` counts what they remove. */
+export function retentionOf(
+  limits: { snapshotVersions: number; eventsPerKind: number; identifyRows: number; eventsMaxAgeHours: number; identifyMaxAgeHours: number },
+  onPruned: EngineRetention['onPruned'],
+): EngineRetention {
+  return {
+    snapshotVersions: limits.snapshotVersions,
+    events: { kept: limits.eventsPerKind, maxAgeMs: limits.eventsMaxAgeHours * HOUR_MS },
+    identifyRows: { kept: limits.identifyRows, maxAgeMs: limits.identifyMaxAgeHours * HOUR_MS },
+    onPruned,
+  };
+}
+
 async function openControl(options: StoreOptions, seed: ControlSeed) {
   if (options.redis === undefined) {
     const memory = createMemoryControlStore(options.bounds);
     await memory.seedIfEmpty(seed);
     return { control: memory as ControlStore, working: memory.working, heard: [] as ControlChange[], stopHearing: () => undefined };
   }
+  const { retention, bounds } = options;
   const control = await openRedisControlStore({
     url: options.redis,
     ...(options.redisPrefix !== undefined && { prefix: options.redisPrefix }),
     ...(options.onError && { onError: options.onError }),
     ...(options.importer && { importer: options.importer }),
+    ...(retention && { versionsKept: retention.snapshotVersions, onPruned: (versions: number) => retention.onPruned('snapshotVersions', versions) }),
   });
+  // Redis counts the versions it removes; the working copy's copies of them are not counted again.
+  const copyBounds: WorkingCopyBounds | undefined = bounds && {
+    ...bounds,
+    onEvict(what) {
+      if (what === 'traitUsers') bounds.onEvict(what);
+    },
+  };
   // Subscribed before the load: a change made meanwhile is heard, and applying it twice is harmless.
   const heard: ControlChange[] = [];
   const stopHearing = control.subscribe((change) => heard.push(change));
   try {
     await control.seedIfEmpty(seed);
-    return { control, working: workingCopyFrom(await control.load(), options.bounds), heard, stopHearing };
+    return { control, working: workingCopyFrom(await control.load(), copyBounds), heard, stopHearing };
   } catch (error) {
     await control.close();
     throw error;
@@ -76,6 +112,7 @@ export async function openStores(
             url: options.postgres,
             ...(options.onError && { onError: options.onError }),
             ...(options.importer && { importer: options.importer }),
+            ...(options.retention && { retention: options.retention }),
           });
   } catch (error) {
     await control.close();

@@ -6,6 +6,8 @@ import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
 import type { LogPage } from './bounded-log';
 import { singleFlight } from './single-flight';
+import { startPruneLoop, type PruneLoop, type PruneTimers } from './prune-loop';
+import { pruneTable, RETAINED_TABLES, type TableRetention } from './postgres-retention';
 import {
   ACK_IDENTIFY_SQL,
   PAGE_ANALYTICS_SQL,
@@ -21,9 +23,57 @@ import {
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` */
   url: string;
-  /** Errors of idle pooled connections. @default ignore */
+  /** Errors of idle pooled connections, and of prunes (retried at the next run). @default ignore */
   onError?: (error: unknown) => void;
   importer?: ModuleImporter;
+  /** What the tables keep, pruned in the background (docs/reference-server.md, "Retention"). @default everything */
+  retention?: PostgresRetention;
+}
+
+/** The limits of both tables, and how the background prune runs. */
+export interface PostgresRetention {
+  /** Analytics events, per environment and event type. */
+  readonly events: TableRetention;
+  /** Identify rows per environment, claimed or not. */
+  readonly identifyRows: TableRetention;
+  /** Called after each batch a prune deleted, with its row count. */
+  readonly onPruned?: (what: keyof typeof RETAINED_TABLES, rows: number) => void;
+  /** Time from the end of one prune to the next; appends of a batch's worth of rows start one sooner. @default 60000 */
+  readonly everyMs?: number;
+  /** Rows one DELETE removes at most. @default 1000 */
+  readonly batchRows?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+  readonly timers?: PruneTimers;
+}
+
+const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Prunes both tables now and then; `appended` starts a prune once a batch's worth of rows came in. */
+function startPruning(pool: Pool, retention: PostgresRetention, onError: (error: unknown) => void) {
+  const batchRows = retention.batchRows ?? 1000;
+  const now = retention.now ?? Date.now;
+  const loop: PruneLoop = startPruneLoop({
+    everyMs: retention.everyMs ?? 60_000,
+    onError,
+    ...(retention.timers && { timers: retention.timers }),
+    async prune(stop) {
+      const run = { pool, now, batchRows, stop, breathe };
+      for (const what of ['events', 'identifyRows'] as const) {
+        await pruneTable(run, RETAINED_TABLES[what], retention[what], (rows) => retention.onPruned?.(what, rows));
+      }
+    },
+  });
+  let appended = 0;
+  return {
+    appended(rows: number) {
+      appended += rows;
+      if (appended < batchRows) return;
+      appended = 0;
+      loop.request();
+    },
+    close: () => loop.close(),
+  };
 }
 
 /** The identify queue and the analytics store on one Postgres pool. */
@@ -55,15 +105,20 @@ export async function openPostgresEventStores(options: PostgresOptions): Promise
   const pg = await loadOptionalPackage<typeof import('pg') & { default?: typeof import('pg') }>('--postgres', 'pg', options.importer);
   const { Pool: PoolClass } = pg.default ?? pg;
   const pool: Pool = new PoolClass({ connectionString: options.url, application_name: 'flagplane', max: 10 });
-  pool.on('error', options.onError ?? (() => undefined));
+  const onError = options.onError ?? (() => undefined);
+  pool.on('error', onError);
   try {
     await pool.query(`BEGIN; ${SCHEMA_SQL} COMMIT;`);
   } catch (cause) {
     await pool.end().catch(() => undefined);
     throw new EngineError('postgres', `cannot prepare Postgres at ${redactUrl(options.url)}: ${(cause as Error).message}`, { cause });
   }
+  const pruning = options.retention ? startPruning(pool, options.retention, onError) : undefined;
   let ended: Promise<void> | undefined;
-  const close = () => (ended ??= pool.end());
+  const close = () => (ended ??= (async () => {
+    await pruning?.close();
+    await pool.end();
+  })());
   const ping = singleFlight(async () => {
     try {
       await pool.query('SELECT 1');
@@ -78,6 +133,7 @@ export async function openPostgresEventStores(options: PostgresOptions): Promise
       if (rows.length === 0) return;
       const column = <K extends keyof Omit<IdentifyRow, 'id'>>(name: K) => rows.map((row) => row[name]);
       await pool.query(INSERT_IDENTIFY_SQL, [column('environmentId'), column('userId'), rows.map((row) => JSON.stringify(row.traits)), column('receivedAt')]);
+      pruning?.appended(rows.length);
     },
     async list(environmentId, limit) {
       return (await pool.query(LIST_IDENTIFY_SQL, [environmentId, limit ?? null])).rows.map(identifyRow);
@@ -104,6 +160,7 @@ export async function openPostgresEventStores(options: PostgresOptions): Promise
       if (events.length === 0) return;
       const values = [events.map((e) => e.environmentId), events.map((e) => e.type), events.map((e) => e.receivedAt), events.map((e) => JSON.stringify(e))];
       await pool.query(INSERT_ANALYTICS_SQL, values);
+      pruning?.appended(events.length);
     },
     async list(limit) {
       return (await pool.query(LIST_ANALYTICS_SQL, [limit ?? null])).rows.map((row) => row.event as StoredEvent);

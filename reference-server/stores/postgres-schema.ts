@@ -21,6 +21,9 @@ CREATE TABLE IF NOT EXISTS flagplane_analytics_events (
   received_at timestamptz NOT NULL,
   event jsonb NOT NULL
 );
+CREATE INDEX IF NOT EXISTS flagplane_identify_queue_received ON flagplane_identify_queue (received_at);
+CREATE INDEX IF NOT EXISTS flagplane_analytics_events_received ON flagplane_analytics_events (received_at);
+CREATE INDEX IF NOT EXISTS flagplane_analytics_events_kind ON flagplane_analytics_events (environment_id, type, id);
 `;
 
 export const INSERT_IDENTIFY_SQL = `

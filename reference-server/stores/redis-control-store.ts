@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
 import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
-import type { EnvironmentKind, KeyRecord, StoredTraits } from './records';
 import type { ControlChange, ControlSeed, ControlState, ControlStore, PublishOutcome } from './contracts';
 import { EngineError, redactUrl } from './engine-error';
 import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
-import { redisKeys, type RedisKeys } from './redis-keys';
+import { redisKeys } from './redis-keys';
 import { singleFlight } from './single-flight';
+import { loadState, parseSnapshot, readCurrent, readSnapshot } from './redis-reads';
 import { changesFrom } from './working-copy';
 import { ADD_KEY_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
 
@@ -19,6 +19,10 @@ export interface RedisControlOptions {
   /** Errors of the connections after start (they reconnect by themselves). @default ignore */
   onError?: (error: unknown) => void;
   importer?: ModuleImporter;
+  /** Snapshot versions kept per environment, the current one included; a publish removes older ones. @default every version */
+  versionsKept?: number;
+  /** Called after a publish of this store removed old versions, with how many. */
+  onPruned?: (versions: number) => void;
 }
 
 /** What goes over the channel: a change plus the instance that made it. */
@@ -32,10 +36,6 @@ export const DEFAULT_REDIS_PREFIX = 'flagplane:';
 function storedSnapshot(draft: Omit<FlagSnapshot, 'version'>, environmentId: string): string {
   const { version: _version, ...envelope } = draft as FlagSnapshot;
   return JSON.stringify({ ...envelope, environmentId });
-}
-
-function parseSnapshot(text: string, version: number, environmentId: string): FlagSnapshot {
-  return { ...(JSON.parse(text) as FlagSnapshot), version, environmentId };
 }
 
 /** A connection named `name` (CLIENT LIST shows it); errors after the first connect go to `onError`. */
@@ -110,43 +110,18 @@ function createReceiver(onError: (error: unknown) => void) {
   };
 }
 
-/** Everything under the prefix, as {@link ControlStore.load} answers it. */
-async function loadState(command: RedisClient, k: RedisKeys): Promise<ControlState> {
-  const environments = await command.hgetall(k.environments);
-  const ids = Object.keys(environments);
-  const [keys, revoked, perEnvironment] = await Promise.all([
-    command.hgetall(k.keys),
-    command.smembers(k.revoked),
-    Promise.all(ids.map((id) => Promise.all([command.get(k.current(id)), command.hgetall(k.snapshots(id)), command.hgetall(k.traits(id))]))),
-  ]);
-  const revokedSet = new Set(revoked);
-  return {
-    environments: ids.map((id, i) => {
-      const [current, snapshots] = perEnvironment[i] ?? [null, {}];
-      const { kind } = JSON.parse(environments[id] ?? '{}') as { kind: EnvironmentKind };
-      const stored = Object.entries(snapshots).map(([version, text]) => parseSnapshot(text, Number(version), id));
-      return { id, kind, current: Number(current ?? 0), snapshots: stored.sort((a, b) => a.version - b.version) };
-    }),
-    keys: Object.entries(keys).map(([key, text]) => ({ key, ...(JSON.parse(text) as Omit<KeyRecord, 'key' | 'revoked'>), revoked: revokedSet.has(key) })),
-    traits: ids.flatMap((id, i) =>
-      Object.entries(perEnvironment[i]?.[2] ?? {}).map(([userId, text]) => ({ environmentId: id, userId, traits: JSON.parse(text) as StoredTraits })),
-    ),
-  };
-}
-
-async function readSnapshot(command: RedisClient, k: RedisKeys, environmentId: string, version: number): Promise<FlagSnapshot | undefined> {
-  const text = await command.hget(k.snapshots(environmentId), String(version));
-  return text === null ? undefined : parseSnapshot(text, version, environmentId);
-}
-
-/** The change an announcement stands for; a published version is read back from Redis. */
+/**
+ * The change an announcement stands for; a published version is read back from Redis. When
+ * later publishes removed it already, the current version stands in: it is newer, and a working
+ * copy only ever moves forward.
+ */
 async function changeOf(
   announcement: Announcement,
-  snapshotAt: (environmentId: string, version: number) => Promise<FlagSnapshot | undefined>,
+  read: { snapshotAt(environmentId: string, version: number): Promise<FlagSnapshot | undefined>; current(environmentId: string): Promise<FlagSnapshot | undefined> },
 ): Promise<ControlChange | undefined> {
   const { origin: _origin, ...change } = announcement;
   if (change.kind !== 'published') return change;
-  const snapshot = await snapshotAt(change.environmentId, change.version);
+  const snapshot = (await read.snapshotAt(change.environmentId, change.version)) ?? (await read.current(change.environmentId));
   return snapshot && { kind: 'published', environmentId: change.environmentId, snapshot };
 }
 
@@ -194,8 +169,9 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
 
   const load = () => loadState(command, k);
   const snapshotAt = (environmentId: string, version: number) => readSnapshot(command, k, environmentId, version);
+  const current = (environmentId: string) => readCurrent(command, k, environmentId);
   const received = createReceiver(onError);
-  passOnChanges({ subscriber, channel: k.channel, origin, listeners, received, changeOf: (announcement) => changeOf(announcement, snapshotAt), load });
+  passOnChanges({ subscriber, channel: k.channel, origin, listeners, received, changeOf: (announcement) => changeOf(announcement, { snapshotAt, current }), load });
 
   return {
     engine: 'redis',
@@ -203,16 +179,15 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
       return (await command.eval(SEED_SCRIPT, 1, k.environments, ...seedArguments(prefix, seed))) === 1;
     },
     load,
-    async current(environmentId) {
-      const current = await command.get(k.current(environmentId));
-      return current === null ? undefined : snapshotAt(environmentId, Number(current));
-    },
+    current,
     async publish(environmentId, draft, basedOn): Promise<PublishOutcome> {
       const keys = [k.environments, k.current(environmentId), k.snapshots(environmentId)];
       const json = storedSnapshot(draft, environmentId);
-      const [kind, version] = (await command.eval(PUBLISH_SCRIPT, 3, ...keys, environmentId, json, basedOn ?? '', k.channel, origin)) as [string, number];
+      const argv = [environmentId, json, basedOn ?? '', k.channel, origin, options.versionsKept ?? 0];
+      const [kind, version, removed] = (await command.eval(PUBLISH_SCRIPT, 3, ...keys, ...argv)) as [string, number, number];
       if (kind === 'unknown-environment') return { kind };
       if (kind === 'conflict') return { kind, current: version };
+      if (removed > 0) options.onPruned?.(removed);
       return { kind: 'published', snapshot: parseSnapshot(json, version, environmentId) };
     },
     async addKey(record) {

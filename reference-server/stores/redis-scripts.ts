@@ -5,16 +5,35 @@
  * numbers keep 14 digits); the hash field is the version.
  */
 
-/** KEYS: environments, current, snapshots. ARGV: environment id, snapshot JSON, basedOn or '', channel, origin. */
+/**
+ * KEYS: environments, current, snapshots. ARGV: environment id, snapshot JSON, basedOn or '',
+ * channel, origin, versions kept (0: every one). Removes the oldest versions past the ones kept (the new one,
+ * now current, is the newest) and answers how many it removed.
+ */
 export const PUBLISH_SCRIPT = `
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return {'unknown-environment', 0} end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return {'unknown-environment', 0, 0} end
 local current = tonumber(redis.call('GET', KEYS[2]) or '0')
-if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then return {'conflict', current} end
+if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then return {'conflict', current, 0} end
 local version = current + 1
 redis.call('HSET', KEYS[3], version, ARGV[2])
 redis.call('SET', KEYS[2], version)
+local kept = tonumber(ARGV[6])
+local removed = 0
+if kept > 0 and redis.call('HLEN', KEYS[3]) > kept then
+  local versions = redis.call('HKEYS', KEYS[3])
+  table.sort(versions, function(a, b) return tonumber(a) < tonumber(b) end)
+  removed = #versions - kept
+  for i = 1, removed do redis.call('HDEL', KEYS[3], versions[i]) end
+end
 redis.call('PUBLISH', ARGV[4], cjson.encode({origin = ARGV[5], kind = 'published', environmentId = ARGV[1], version = version}))
-return {'published', version}
+return {'published', version, removed}
+`;
+
+/** KEYS: current, snapshots. The current version and its snapshot JSON, read together (a publish may remove any other version). */
+export const CURRENT_SCRIPT = `
+local version = redis.call('GET', KEYS[1])
+if not version then return false end
+return {version, redis.call('HGET', KEYS[2], version)}
 `;
 
 /** KEYS: keys. ARGV: key, record JSON, channel, message. */
