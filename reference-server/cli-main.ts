@@ -7,6 +7,9 @@ import { startReferenceServer } from './server';
 import { EngineError } from './stores/engine-error';
 import { MissingPackageError } from './stores/optional-package';
 import { STREAM_PATH } from './stream/messages';
+import { parseTrustedProxies } from './http/client-address';
+import { parseAllowedHosts } from './http/host-check';
+import { DemoCredentialsError, exposureOf } from './demo-credentials';
 
 /** Where the CLI writes; `cli.ts` passes the console, tests pass collectors. */
 export interface CliIo {
@@ -31,6 +34,18 @@ Options:
                    instance on it (env FLAGPLANE_REDIS_URL; needs the ioredis package)
   --postgres <url> keep the identify queue and analytics in Postgres (env FLAGPLANE_POSTGRES_URL;
                    needs the pg package)
+  --admin-token <token>
+                   the admin API's token, at least 8 characters (env FLAGPLANE_ADMIN_TOKEN;
+                   default: the config's, else random per start)
+  --trust-proxy <addresses>
+                   proxies whose X-Forwarded-For is believed: addresses and CIDR ranges,
+                   comma-separated, repeatable (default: none)
+  --allowed-hosts <names>
+                   Host names served besides localhost and loopback addresses, comma-separated,
+                   repeatable; .example.com allows it and every name under it
+  --allow-demo-credentials
+                   serve the demo's admin token and keys off loopback or on Redis/Postgres,
+                   where the server otherwise refuses to start
   --limit <name=value>
                    change one limit; repeatable. The limits and their defaults:
 ${Object.entries(DEFAULT_LIMITS)
@@ -54,9 +69,43 @@ function parseLimits(values: readonly string[]): Partial<ServerLimits> {
   return limits as Partial<ServerLimits>;
 }
 
-type ParsedArgs =
-  | { kind: 'help' }
-  | { kind: 'run'; config?: string; port: number; host: string; limits: Partial<ServerLimits>; redis?: string; postgres?: string };
+/** A repeatable, comma-separated list option, checked by `check`. */
+function parseListOption(values: readonly string[] | undefined, check: (entries: readonly string[]) => unknown): string[] | undefined {
+  if (values === undefined) return undefined;
+  const entries = values.flatMap((value) => value.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  check(entries);
+  return entries;
+}
+
+interface RunArgs {
+  kind: 'run';
+  config?: string;
+  port: number;
+  host: string;
+  limits: Partial<ServerLimits>;
+  redis?: string;
+  postgres?: string;
+  adminToken?: string;
+  trustProxy?: string[];
+  allowedHosts?: string[];
+  allowDemoCredentials: boolean;
+}
+
+type ParsedArgs = { kind: 'help' } | RunArgs;
+
+/** The options of the security section: admin token, proxies, hosts, the demo opt-in. */
+function parseSecurityArgs(values: { 'admin-token'?: string; 'trust-proxy'?: string[]; 'allowed-hosts'?: string[]; 'allow-demo-credentials'?: boolean }, env: NodeJS.ProcessEnv) {
+  const adminToken = values['admin-token'] ?? (env.FLAGPLANE_ADMIN_TOKEN || undefined);
+  if (adminToken !== undefined && adminToken.length < 8) throw new TypeError('--admin-token (or FLAGPLANE_ADMIN_TOKEN) must be at least 8 characters');
+  const trustProxy = parseListOption(values['trust-proxy'], parseTrustedProxies);
+  const allowedHosts = parseListOption(values['allowed-hosts'], parseAllowedHosts);
+  return {
+    ...(adminToken !== undefined && { adminToken }),
+    ...(trustProxy !== undefined && { trustProxy }),
+    ...(allowedHosts !== undefined && { allowedHosts }),
+    allowDemoCredentials: values['allow-demo-credentials'] ?? false,
+  };
+}
 
 function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedArgs {
   const { values } = parseArgs({
@@ -68,6 +117,10 @@ function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedAr
       limit: { type: 'string', multiple: true },
       redis: { type: 'string' },
       postgres: { type: 'string' },
+      'admin-token': { type: 'string' },
+      'trust-proxy': { type: 'string', multiple: true },
+      'allowed-hosts': { type: 'string', multiple: true },
+      'allow-demo-credentials': { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -78,7 +131,7 @@ function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedAr
   if (!/^\d{1,5}$/.test(values.port ?? '0') || port > 65535) throw new TypeError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
   // '' would make node:http listen on every interface, not on the default one.
   if (values.host === '') throw new TypeError('--host must not be empty');
-  const parsed: ParsedArgs = { kind: 'run', port, host: values.host ?? DEFAULT_HOST, limits: parseLimits(values.limit ?? []) };
+  const parsed: RunArgs = { kind: 'run', port, host: values.host ?? DEFAULT_HOST, limits: parseLimits(values.limit ?? []), ...parseSecurityArgs(values, env) };
   if (values.config !== undefined) parsed.config = values.config;
   const redis = values.redis ?? (env.FLAGPLANE_REDIS_URL || undefined);
   const postgres = values.postgres ?? (env.FLAGPLANE_POSTGRES_URL || undefined);
@@ -163,13 +216,17 @@ export async function runCli(argv: readonly string[], io: CliIo, console?: Conso
       host: args.host,
       config,
       limits: args.limits,
+      allowDemoCredentials: args.allowDemoCredentials,
+      ...(args.adminToken !== undefined && { adminToken: args.adminToken }),
+      ...(args.trustProxy !== undefined && { trustProxy: args.trustProxy }),
+      ...(args.allowedHosts !== undefined && { allowedHosts: args.allowedHosts }),
       ...(args.redis !== undefined && { redis: args.redis }),
       ...(args.postgres !== undefined && { postgres: args.postgres }),
       ...(console && { consoleDir: console.dir }),
       onInternalError: (error) => io.err(`internal error: ${(error as Error)?.stack ?? String(error)}`),
     });
   } catch (error) {
-    if (error instanceof MissingPackageError || error instanceof EngineError) {
+    if (error instanceof MissingPackageError || error instanceof EngineError || error instanceof DemoCredentialsError) {
       io.err(error.message);
       return { kind: 'exit', code: 1 };
     }
@@ -177,5 +234,8 @@ export async function runCli(argv: readonly string[], io: CliIo, console?: Conso
     return { kind: 'exit', code: 1 };
   }
   io.out(describeServer(server, console));
+  if (args.allowDemoCredentials && exposureOf(args.host, args).kind !== 'private') {
+    io.err('warning: --allow-demo-credentials: anyone who reaches this server can use the demo keys, and with the demo admin token change every flag');
+  }
   return { kind: 'running', server };
 }

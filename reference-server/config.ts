@@ -7,6 +7,8 @@ import { checkSnapshotStructure } from './validation/snapshot-structure';
 import type { EnvironmentKind, KeyKind, StoredTraits } from './stores/records';
 import type { ControlSeed } from './stores/contracts';
 import { isRecord } from '../src/shared/guards';
+import { parseTrustedProxies } from './http/client-address';
+import { parseAllowedHosts } from './http/host-check';
 
 /** An SDK key declared in the config. Its prefix must agree with `kind`. */
 export interface KeyConfig {
@@ -32,6 +34,10 @@ export interface ServerConfig {
   environments: EnvironmentConfig[];
   /** Limits other than the defaults (http/limits.ts); the CLI's `--limit` and the `limits` option win over these. */
   limits?: Partial<ServerLimits>;
+  /** The proxies whose `X-Forwarded-For` is believed: addresses and CIDR ranges; the `trustProxy` option wins over it. */
+  trustProxy?: string[];
+  /** Host names served besides loopback ones; the `allowedHosts` option wins over it. */
+  allowedHosts?: string[];
 }
 
 /** A config that does not have the shape of {@link ServerConfig}; the message names the member at fault. */
@@ -114,6 +120,17 @@ function resolveLimitsGiven(given: Record<string, unknown>): Partial<ServerLimit
   return given as Partial<ServerLimits>;
 }
 
+/** A list member (`trustProxy`, `allowedHosts`): strings that `check` accepts. */
+function parseList(value: unknown, path: string, check: (entries: readonly string[]) => unknown): string[] {
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) throw new ConfigError(path, 'must be an array of strings');
+  try {
+    check(value as string[]);
+  } catch (error) {
+    throw new ConfigError(path, (error as Error).message);
+  }
+  return [...(value as string[])];
+}
+
 export function parseServerConfig(value: unknown): ServerConfig {
   if (!isRecord(value)) throw new ConfigError('', 'the config must be a JSON object');
   const { adminToken, environments } = value;
@@ -129,6 +146,8 @@ export function parseServerConfig(value: unknown): ServerConfig {
     environments: environments.map((env, i) => parseEnvironment(env, `environments[${i}]`, seenIds, seenKeys)),
   };
   if (adminToken !== undefined) config.adminToken = adminToken;
+  if (value.trustProxy !== undefined) config.trustProxy = parseList(value.trustProxy, 'trustProxy', parseTrustedProxies);
+  if (value.allowedHosts !== undefined) config.allowedHosts = parseList(value.allowedHosts, 'allowedHosts', parseAllowedHosts);
   if (value.limits !== undefined) {
     if (!isRecord(value.limits)) throw new ConfigError('limits', 'must be an object of limits');
     try {

@@ -13,6 +13,8 @@ export type { ReferenceServerStores } from './stores/contracts';
 export type { ErrorBody, ErrorCode } from './http/responses';
 export { MissingPackageError } from './stores/optional-package';
 export { EngineError } from './stores/engine-error';
+export { DemoCredentialsError } from './demo-credentials';
+export type { Exposure } from './demo-credentials';
 export type { ClaimedRow } from './stores/records';
 export type { InstanceEntry } from './stores/instance-registry';
 export type {

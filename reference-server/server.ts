@@ -5,6 +5,9 @@ import { demoConfig, parseServerConfig, seedFromConfig } from './config';
 import { createHttpServer } from './http/http-server';
 import { resolveLimits, type ServerLimits } from './http/limits';
 import { createRateLimiter } from './http/rate-limit';
+import { clientAddress, parseTrustedProxies } from './http/client-address';
+import { guardUpgrade, hostPolicy, hostRefusal } from './http/host-check';
+import { demoCredentialsRefusal, exposureOf } from './demo-credentials';
 import { createRequestListener } from './http/router';
 import { ADMIN_PREFIX, createAdminRoutes } from './routes/admin';
 import { createConsoleRoutes } from './routes/console';
@@ -66,6 +69,25 @@ export interface ReferenceServerOptions {
   instanceTtlMs?: number;
   /** How long `GET /readyz` waits for each engine's ping. @default 1000 */
   readinessTimeoutMs?: number;
+  /**
+   * The proxies (addresses and CIDR ranges, IPv4 or IPv6) whose `X-Forwarded-For` is believed:
+   * the per-address limits count the rightmost address that is not one of them. Wins over the
+   * config's `trustProxy`. @default none: the socket's address counts
+   */
+  trustProxy?: readonly string[];
+  /**
+   * Host names served besides loopback ones (`.example.com`: it and every name under it). On a
+   * loopback listen other `Host`s get a 403 (DNS rebinding); off loopback, with it, too. Wins
+   * over the config's `allowedHosts`. @default loopback names only on loopback, any off it
+   */
+  allowedHosts?: readonly string[];
+  /** The admin API's bearer token, at least 8 characters; wins over the config's. @default the config's, else random per start */
+  adminToken?: string;
+  /**
+   * Serve the demo's admin token and SDK keys even off loopback or on Redis or Postgres,
+   * where the server otherwise refuses to start (a DemoCredentialsError). @default false
+   */
+  allowDemoCredentials?: boolean;
 }
 
 /** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
@@ -167,7 +189,10 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const config = options.config ? parseServerConfig(options.config) : demoConfig();
   const limits = resolveLimits({ ...config.limits, ...options.limits });
   const host = options.host ?? '127.0.0.1';
-  const adminToken = config.adminToken ?? generateAdminToken();
+  if (options.adminToken !== undefined && options.adminToken.length < 8) throw new RangeError('adminToken must be at least 8 characters');
+  const adminToken = options.adminToken ?? config.adminToken ?? generateAdminToken();
+  const trusted = parseTrustedProxies(options.trustProxy ?? config.trustProxy);
+  const hosts = hostPolicy(host, options.allowedHosts ?? config.allowedHosts);
   const durations = {
     heartbeatMs: requireDuration('heartbeatMs', options.heartbeatMs ?? 15000, false),
     transportPingMs: requireDuration('transportPingMs', options.transportPingMs ?? 30000, false),
@@ -179,7 +204,15 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   // a missing one is a MissingPackageError, which the CLI prints as it is.
   const ws = await loadOptionalPackage<typeof import('ws')>('the reference server', 'ws');
   const { opened, stores } = await openServerStores(options, config, limits, onInternalError);
-  const gateway = createStreamGateway({ stores, ...durations, limits, ws });
+  // After opening: keys a Redis holds count too.
+  const demoRefusal = options.allowDemoCredentials ? undefined : demoCredentialsRefusal(exposureOf(host, options), adminToken, stores.keys.list());
+  if (demoRefusal) {
+    await opened.close();
+    throw demoRefusal;
+  }
+  const addressRate = createRateLimiter(limits.requestsPerSecondPerAddress);
+  const addressOf = (remoteAddress: string | undefined, headers: IncomingHttpHeaders) => clientAddress(trusted, remoteAddress, headers['x-forwarded-for']);
+  const gateway = createStreamGateway({ stores, ...durations, limits, ws, addressRate, clientAddress: (req) => addressOf(req.socket.remoteAddress, req.headers) });
   const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
   opened.listen((change) => applyRemoteChange(opened.working, gateway, change));
   const streams = (environmentId: string) => gateway.subscribersOf(environmentId).length;
@@ -188,18 +221,24 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   let lifecycle: Lifecycle = 'serving';
   const routes = [
     ...createHealthRoutes({ probes: engineProbes(opened), timeoutMs: instance.readinessTimeoutMs, lifecycle: () => lifecycle }),
-    ...createSdkRoutes(stores, opened, createRateLimiter(limits.requestsPerSecondPerKey)),
+    ...createSdkRoutes(stores, opened, {
+      perKey: createRateLimiter(limits.requestsPerSecondPerKey),
+      perAddress: addressRate,
+      clientAddress: (request) => addressOf(request.remoteAddress, request.headers),
+    }),
     ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams, instance: () => summarize(self) }),
     ...createInstanceRoutes(registry),
     ...createQueueRoutes(opened.identifyQueue, (id) => stores.environments.get(id) !== undefined),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),
   ];
-  const adminOnly = (path: string, headers: IncomingHttpHeaders) => {
+  const guard = (path: string, headers: IncomingHttpHeaders) => {
+    const refused = hostRefusal(hosts, headers.host);
+    if (refused) throw refused;
     if (path.startsWith(ADMIN_PREFIX)) requireAdminToken(headers, adminToken);
   };
 
-  const http = createHttpServer(withInstanceHeader(createRequestListener(routes, onInternalError, adminOnly), self.id), limits);
-  http.server.on('upgrade', gateway.handleUpgrade);
+  const http = createHttpServer(withInstanceHeader(createRequestListener(routes, onInternalError, guard), self.id), limits);
+  http.server.on('upgrade', guardUpgrade(hosts, gateway.handleUpgrade));
 
   let port: number;
   try {

@@ -21,10 +21,17 @@ export interface ServerLimits {
   snapshotVersions: number;
   /** Users with a trait overlay per environment; the least recently written is evicted. */
   traitUsers: number;
-  /** Open streams per SDK key; past it a handshake is refused with a 429. */
+  /**
+   * Open streams per client address (an IPv6 one by its /64; see `trustProxy` behind a proxy);
+   * past it a handshake is refused with a 429; 0 is no limit.
+   */
+  streamsPerAddress: number;
+  /** Open streams per SDK key; past it a handshake is refused with a 429; 0 is no limit (a client key is shared by every visitor). */
   streamsPerKey: number;
   /** Open streams in all; past it a handshake is refused with a 503. */
   streamsTotal: number;
+  /** Requests per second per client address on the /sdk/v1/ routes and stream handshakes, with bursts of twice that; 0 is no limit. */
+  requestsPerSecondPerAddress: number;
   /** Requests per second per SDK key on the /sdk/v1/ routes, with bursts of twice that; 0 is no limit. */
   requestsPerSecondPerKey: number;
 }
@@ -38,20 +45,33 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   identifyMaxAgeHours: 168,
   snapshotVersions: 50,
   traitUsers: 10_000,
-  streamsPerKey: 100,
+  // An office or a carrier NAT of a few hundred people, a tab or two each, fits; one client
+  // holds at most a twentieth of streamsTotal.
+  streamsPerAddress: 500,
+  streamsPerKey: 0,
   streamsTotal: 10_000,
+  requestsPerSecondPerAddress: 0,
   requestsPerSecondPerKey: 0,
 };
 
-/** The limits with defaults for those not given; a value that is not a whole number (≥ 1, or ≥ 0 for the rate) is a RangeError. */
+/** The limits whose 0 means "no limit"; every other one is at least 1. */
+const ZERO_IS_OFF: ReadonlySet<string> = new Set(['streamsPerAddress', 'streamsPerKey', 'requestsPerSecondPerAddress', 'requestsPerSecondPerKey']);
+
+/** A limit of `ZERO_IS_OFF` as the bound admission and rate checks compare with. */
+export function boundOf(limit: number): number {
+  return limit === 0 ? Infinity : limit;
+}
+
+/** The limits with defaults for those not given; a value that is not a whole number (≥ 1, or ≥ 0 where 0 is no limit) is a RangeError. */
 export function resolveLimits(given: Partial<Record<keyof ServerLimits, unknown>> = {}): ServerLimits {
   const limits = { ...DEFAULT_LIMITS };
   for (const [name, value] of Object.entries(given)) {
     if (!(name in DEFAULT_LIMITS)) throw new RangeError(`unknown limit "${name}"; the limits are ${Object.keys(DEFAULT_LIMITS).join(', ')}`);
     if (value === undefined) continue;
-    const least = name === 'requestsPerSecondPerKey' ? 0 : 1;
+    const least = ZERO_IS_OFF.has(name) ? 0 : 1;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least || (name.endsWith('Ms') && value > 2 ** 31 - 1)) {
-      throw new RangeError(`limit ${name} must be a whole number from ${least}${name.endsWith('Ms') ? ' to 2147483647' : ''}, not ${JSON.stringify(value)}`);
+      const range = name.endsWith('Ms') ? ' to 2147483647' : least === 0 ? ' (0 is no limit)' : '';
+      throw new RangeError(`limit ${name} must be a whole number from ${least}${range}, not ${JSON.stringify(value)}`);
     }
     limits[name as keyof ServerLimits] = value;
   }

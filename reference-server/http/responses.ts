@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'invalid_batch'
   | 'invalid_request'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
   | 'payload_too_large'

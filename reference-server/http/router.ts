@@ -11,6 +11,8 @@ export interface HandlerRequest {
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
+  /** The socket's peer: the client, or the proxy in front of it (http/client-address.ts). */
+  readonly remoteAddress: string | undefined;
   readBody(limit: number): Promise<Buffer>;
 }
 
@@ -85,7 +87,7 @@ async function dispatch(routes: readonly Route[], req: IncomingMessage, path: st
     const allow = allowedMethods(route, cors);
     throw new RouteError(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allow}`, undefined, { Allow: allow });
   }
-  return handler({ method, path, params, query, headers: req.headers, readBody: (limit) => readBody(req, limit) });
+  return handler({ method, path, params, query, headers: req.headers, remoteAddress: req.socket.remoteAddress, readBody: (limit) => readBody(req, limit) });
 }
 
 /**

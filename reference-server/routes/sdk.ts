@@ -8,7 +8,8 @@ import type { HandlerResult } from '../http/responses';
 import { RouteError } from '../http/responses';
 import { isJsonContentType, parseJsonBody } from '../http/request-body';
 import type { HandlerRequest, Route } from '../http/router';
-import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
+import { createRateLimiter, retryAfterSeconds, type RateLimiter } from '../http/rate-limit';
+import { addressLimitKey } from '../http/client-address';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
 import type { KeyKind, KeyRecord } from '../stores/records';
 
@@ -59,19 +60,36 @@ export function parseMinVersion(query: URLSearchParams, headers: IncomingHttpHea
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The request rates of the /sdk/v1/ routes, and whom a request counts against. */
+export interface SdkRateLimits {
+  /** @default no limit */
+  perKey?: RateLimiter;
+  /** @default no limit */
+  perAddress?: RateLimiter;
+  /** The client's address (http/client-address.ts). @default the socket's */
+  clientAddress?: (request: HandlerRequest) => string;
+}
+
 /** The request's SDK key, once it is known and within its rate (a 401 or a 429 otherwise). */
 type Authorize = (request: HandlerRequest) => KeyRecord;
 
-function createAuthorize(stores: ReferenceServerStores, limiter: RateLimiter): Authorize {
+function createAuthorize(stores: ReferenceServerStores, rates: SdkRateLimits): Authorize {
+  const perKey = rates.perKey ?? createRateLimiter(0);
+  const perAddress = rates.perAddress ?? createRateLimiter(0);
+  const clientAddress = rates.clientAddress ?? ((request: HandlerRequest) => request.remoteAddress ?? 'unknown');
+  const refuse = (waitMs: number, whose: string) => {
+    stores.evictions.requestsLimited += 1;
+    return new RouteError(429, 'rate_limited', `too many requests ${whose}: retry after Retry-After seconds`, undefined, {
+      'Retry-After': retryAfterSeconds(waitMs),
+    });
+  };
   return (request) => {
+    // Before the key: a flood of bad keys from one address is limited too.
+    const addressWait = perAddress.take(addressLimitKey(clientAddress(request)));
+    if (addressWait > 0) throw refuse(addressWait, 'from this address');
     const key = requireSdkKey(request.headers, stores.keys);
-    const waitMs = limiter.take(key.key);
-    if (waitMs > 0) {
-      stores.evictions.requestsLimited += 1;
-      throw new RouteError(429, 'rate_limited', 'too many requests with this SDK key: retry after Retry-After seconds', undefined, {
-        'Retry-After': String(Math.ceil(waitMs / 1000)),
-      });
-    }
+    const keyWait = perKey.take(key.key);
+    if (keyWait > 0) throw refuse(keyWait, 'with this SDK key');
     return key;
   };
 }
@@ -136,9 +154,9 @@ function streamWithoutUpgrade(): HandlerResult {
 }
 
 /** GET snapshot, POST events, GET identity, and the plain-HTTP face of the stream route. */
-export function createSdkRoutes(stores: ReferenceServerStores, events: EventStores, limiter: RateLimiter = createRateLimiter(0)): Route[] {
+export function createSdkRoutes(stores: ReferenceServerStores, events: EventStores, rates: SdkRateLimits = {}): Route[] {
   const bodyOf = createSnapshotBodies();
-  const authorize = createAuthorize(stores, limiter);
+  const authorize = createAuthorize(stores, rates);
   return [
     { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, authorize, bodyOf, request) } },
     { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, authorize, events, request) } },

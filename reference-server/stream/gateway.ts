@@ -3,9 +3,9 @@ import type { Duplex } from 'node:stream';
 import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
 import { errorBody, writeRawError } from '../http/responses';
 import { splitTarget } from '../http/router';
-import type { ServerLimits } from '../http/limits';
+import type { RateLimiter } from '../http/rate-limit';
 import type { ReferenceServerStores } from '../stores/contracts';
-import { createStreamAdmission, STREAM_RETRY_AFTER_S } from './admission';
+import { createStreamAdmission, type StreamLimits } from './admission';
 import { handshakeRefusal, keyFromHandshake, selectProtocol } from './handshake';
 import { startHeartbeat } from './heartbeat';
 import type { ResyncReason } from './messages';
@@ -19,8 +19,12 @@ export interface StreamOptions {
   connectedDelayMs: number;
   /** The `ws` package, loaded by the caller (an optional peer dependency: see startReferenceServer). */
   ws: { WebSocketServer: typeof WebSocketServer };
-  /** Open streams allowed per offered key and in all; past them a handshake is refused (and counted). */
-  limits?: Pick<ServerLimits, 'streamsPerKey' | 'streamsTotal'>;
+  /** Open streams allowed per client address, per offered key and in all; past them a handshake is refused (and counted). */
+  limits?: StreamLimits;
+  /** The request rate per client address, which a handshake spends. @default no limit */
+  addressRate?: RateLimiter;
+  /** The client's address (http/client-address.ts). @default the socket's */
+  clientAddress?: (req: IncomingMessage) => string;
 }
 
 export interface StreamGateway {
@@ -67,18 +71,19 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
   const wss = createWebSocketServer(options.ws);
   const sessions = new Set<StreamSession>();
   let closing = false;
-  const admission = createStreamAdmission(options.limits ?? { streamsPerKey: Infinity, streamsTotal: Infinity }, () => sessions.size);
+  const admission = createStreamAdmission(options.limits ?? { streamsPerAddress: 0, streamsPerKey: 0, streamsTotal: Infinity }, () => sessions.size, options.addressRate);
+  const clientAddress = options.clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown');
   const currentVersion = (environmentId: string) => stores.environments.get(environmentId)?.kv.current ?? 0;
   const context: SessionContext = { keys: stores.keys, heartbeatMs, connectedDelayMs, currentVersion };
 
-  function onConnection(ws: WebSocket, req: IncomingMessage): void {
+  function onConnection(ws: WebSocket, req: IncomingMessage, address: string): void {
     const session = createSession(ws, keyFromHandshake(req));
     sessions.add(session);
-    admission.count(session.offeredKey, 1);
+    admission.count(session.offeredKey, address, 1);
     ws.on('close', () => {
       clearTimeout(session.authTimer);
       sessions.delete(session);
-      admission.count(session.offeredKey, -1);
+      admission.count(session.offeredKey, address, -1);
     });
     runSession(session, context);
   }
@@ -106,13 +111,14 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
         writeRawError(socket, 404, errorBody('not_found', `no WebSocket route ${path}`));
         return;
       }
-      const refusal = admission.refusal(keyFromHandshake(req));
+      const address = clientAddress(req);
+      const refusal = admission.refusal(keyFromHandshake(req), address);
       if (refusal) {
-        stores.evictions.streamsRefused += 1;
-        writeRawError(socket, refusal.status, errorBody(refusal.code, refusal.message), { 'Retry-After': String(STREAM_RETRY_AFTER_S) });
+        stores.evictions[refusal.counter] += 1;
+        writeRawError(socket, refusal.status, errorBody(refusal.code, refusal.message), { 'Retry-After': refusal.retryAfter });
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req, address));
     },
     notifyUpdated(environmentId, version = currentVersion(environmentId)) {
       return subscribersOf(environmentId).filter((s) => send(s, { type: 'snapshot.updated', environmentId, version })).length;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -235,5 +236,79 @@ describe('runCli with hostile arguments and configs', () => {
     if ('kind' in outcome && outcome.kind === 'running') await outcome.server.close();
     expect(outcome).toEqual({ kind: 'exit', code: 1 });
     expect(err.join('\n')).toMatch(/^invalid config: .*deep\.json/);
+  });
+});
+
+describe('runCli off loopback and behind proxies (issue 27, part 7)', () => {
+  const started = (outcome: Awaited<ReturnType<typeof runCli>>) => {
+    if (outcome.kind !== 'running') throw new Error(`CLI exited: ${JSON.stringify(outcome)}`);
+    running.push(outcome.server);
+    return outcome.server;
+  };
+
+  it('refuses --host 0.0.0.0 with the demo credentials: exit 1 and how to fix it', async () => {
+    const { err, io } = collector();
+    expect(await runCli(['--port', '0', '--host', '0.0.0.0'], io, undefined, {})).toEqual({ kind: 'exit', code: 1 });
+    expect(err.join('\n')).toMatch(/^refusing to start listening on 0\.0\.0\.0 \(not loopback\) with the demo credentials .*--admin-token or FLAGPLANE_ADMIN_TOKEN.*--allow-demo-credentials/);
+  });
+
+  it('starts off loopback with a config of one’s own, or with --allow-demo-credentials and a warning', async () => {
+    const file = join(dir, 'own.json');
+    await writeFile(file, JSON.stringify(customConfig));
+    const own = collector();
+    expect(started(await runCli(['--port', '0', '--host', '0.0.0.0', '--config', file], own.io, undefined, {})).adminToken).toBe('custom-admin-token');
+    expect(own.err).toEqual([]);
+    const demo = collector();
+    started(await runCli(['--port', '0', '--host', '0.0.0.0', '--allow-demo-credentials'], demo.io, undefined, {}));
+    expect(demo.err.join('\n')).toMatch(/^warning: --allow-demo-credentials: anyone who reaches this server/);
+  });
+
+  it('takes the admin token from --admin-token, else FLAGPLANE_ADMIN_TOKEN, over the config’s; a short one is exit 2', async () => {
+    const fromFlag = collector();
+    const server = started(await runCli(['--port', '0', '--admin-token', 'flag-token-0001'], fromFlag.io, undefined, { FLAGPLANE_ADMIN_TOKEN: 'env-token-0001' }));
+    expect(fromFlag.out.join('\n')).toContain('admin token  flag-token-0001');
+    expect((await fetch(`${server.baseUrl}/admin/v1/environments`, { headers: { authorization: 'Bearer flag-token-0001' } })).status).toBe(200);
+    const fromEnv = collector();
+    expect(started(await runCli(['--port', '0'], fromEnv.io, undefined, { FLAGPLANE_ADMIN_TOKEN: 'env-token-0001' })).adminToken).toBe('env-token-0001');
+    const short = collector();
+    expect(await runCli(['--admin-token', 'short'], short.io, undefined, {})).toEqual({ kind: 'exit', code: 2 });
+    expect(short.err.join('\n')).toMatch(/^--admin-token \(or FLAGPLANE_ADMIN_TOKEN\) must be at least 8 characters/);
+  });
+
+  it('takes --trust-proxy and --allowed-hosts as comma-separated, repeatable lists, and refuses a bad entry with exit 2', async () => {
+    const { io } = collector();
+    const server = started(
+      await runCli(['--port', '0', '--trust-proxy', '127.0.0.1, ::1', '--trust-proxy', '10.0.0.0/8', '--allowed-hosts', 'flags.test', '--limit', 'streamsPerAddress=1'], io, undefined, {}),
+    );
+    const answer = (host: string) =>
+      new Promise<number>((resolveStatus, reject) => {
+        httpGet({ host: '127.0.0.1', port: server.port, path: '/sdk/v1/snapshot', headers: { host, authorization: `Bearer ${DEMO.prodClientKey}` } }, (res) => {
+          res.resume();
+          resolveStatus(res.statusCode ?? 0);
+        }).on('error', reject);
+      });
+    expect([await answer('flags.test'), await answer('evil.example')]).toEqual([200, 403]);
+    // Two streams from one socket address: two clients, as the trusted proxy says.
+    const streams = ['203.0.113.1', '203.0.113.2'].map(
+      (forwardedFor) => new StreamClient(new WebSocket(`${server.wsUrl}/sdk/v1/stream`, ['flagplane.v1', `flagplane.key.${DEMO.prodClientKey}`], { headers: { 'X-Forwarded-For': forwardedFor } })),
+    );
+    try {
+      await Promise.all(streams.map((stream) => withTimeout(stream.opened, 5000, 'a stream behind the proxy')));
+    } finally {
+      for (const stream of streams) stream.ws.terminate();
+    }
+    for (const [flag, entry] of [['--trust-proxy', 'proxy.internal'], ['--allowed-hosts', 'flags.test:80']] as const) {
+      const { err, io: refused } = collector();
+      expect(await runCli([flag, entry], refused, undefined, {})).toEqual({ kind: 'exit', code: 2 });
+      expect(err.join('\n')).toContain(JSON.stringify(entry));
+    }
+  });
+
+  it('documents the options in the usage', async () => {
+    const { out, io } = collector();
+    await runCli(['--help'], io, undefined, {});
+    for (const word of ['--admin-token <token>', 'FLAGPLANE_ADMIN_TOKEN', '--trust-proxy <addresses>', '--allowed-hosts <names>', '--allow-demo-credentials', 'streamsPerAddress=500', 'streamsPerKey=0']) {
+      expect(out.join('\n')).toContain(word);
+    }
   });
 });

@@ -149,7 +149,7 @@ describe('close() with work in flight', () => {
     const keysSeen = vi.spyOn(server.stores.keys, 'get');
     const socket = openRaw(server);
     socket.write(
-      `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sentAt"`,
+      `POST /sdk/v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sentAt"`,
     );
     await vi.waitFor(() => expect(keysSeen).toHaveBeenCalled());
     await withTimeout(server.close(), 4000, 'close() with a stalled upload');
@@ -158,7 +158,7 @@ describe('close() with work in flight', () => {
   it('settles while a client stalls in the middle of its request headers', async () => {
     const server = await servers.start();
     const socket = openRaw(server);
-    socket.write('GET /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\n');
+    socket.write('GET /sdk/v1/snapshot HTTP/1.1\r\nHost: localhost\r\n');
     await sleep(50);
     await withTimeout(server.close(), 4000, 'close() with stalled headers');
   });

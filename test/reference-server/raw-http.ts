@@ -79,7 +79,7 @@ const WS_KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
 /** A WebSocket upgrade request for `path` with the demo client key, as raw bytes; an empty header value leaves the header out. */
 export function upgradeRequest(path: string, headers: Record<string, string> = {}, method = 'GET'): string {
   const all: Record<string, string> = {
-    Host: 'x',
+    Host: 'localhost',
     Upgrade: 'websocket',
     Connection: 'Upgrade',
     'Sec-WebSocket-Key': WS_KEY,
@@ -95,5 +95,5 @@ export function upgradeRequest(path: string, headers: Record<string, string> = {
 
 /** A raw GET /sdk/v1/snapshot with `extraHeaders`. */
 export function snapshotRequest(extraHeaders: string[] = [], connection = 'close'): string {
-  return ['GET /sdk/v1/snapshot HTTP/1.1', 'Host: x', `Connection: ${connection}`, ...extraHeaders].join('\r\n') + '\r\n\r\n';
+  return ['GET /sdk/v1/snapshot HTTP/1.1', 'Host: localhost', `Connection: ${connection}`, ...extraHeaders].join('\r\n') + '\r\n\r\n';
 }

@@ -115,7 +115,7 @@ describe('404, 405, 426 and malformed requests', () => {
     const server = await servers.start();
     const raw = await rawExchange(
       server,
-      'GET /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+      'GET /sdk/v1/snapshot HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
         'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
     );
     expect(raw).toMatch(/^HTTP\/1\.1 404 /);

@@ -23,7 +23,7 @@ describe('malformed HTTP', () => {
     ['a chunk size that is not hex', 'Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
   ])('answers %s on the events route with 400 and the error shape', async (_name, rest) => {
     const server = await servers.start();
-    const head = `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\n`;
+    const head = `POST /sdk/v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\n`;
     const raw = parseResponses(await rawExchange(server, head + rest));
     expect(raw[0]?.status).toBe(400);
     expect(rawErrorOf(raw[0]).code).toBe('invalid_request');
@@ -37,7 +37,7 @@ describe('malformed HTTP', () => {
     let raw = '';
     socket.on('data', (chunk) => (raw += chunk.toString()));
     socket.write(
-      `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 262145\r\n\r\n{`,
+      `POST /sdk/v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 262145\r\n\r\n{`,
     );
     await vi.waitFor(() => expect(parseResponses(raw)).toHaveLength(1));
     expect(parseResponses(raw)[0]?.status).toBe(413);
@@ -48,7 +48,7 @@ describe('malformed HTTP', () => {
   // registered, so the server must answer it itself (405) with the error shape.
   it('answers a CONNECT request with an error status and the error shape', async () => {
     const server = await servers.start();
-    const raw = parseResponses(await rawExchange(server, 'CONNECT /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\n\r\n'));
+    const raw = parseResponses(await rawExchange(server, 'CONNECT /sdk/v1/snapshot HTTP/1.1\r\nHost: localhost\r\n\r\n'));
     expect(raw[0]?.status).toBeGreaterThanOrEqual(400);
     rawErrorOf(raw[0]);
   });
@@ -58,7 +58,7 @@ describe('malformed HTTP', () => {
   it('answers a valid request pipelined before a malformed one with its own 200 first', async () => {
     const server = await servers.start();
     const raw = parseResponses(
-      await rawExchange(server, `GET /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\n\r\nGARBAGE\r\n\r\n`),
+      await rawExchange(server, `GET /sdk/v1/snapshot HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\n\r\nGARBAGE\r\n\r\n`),
     );
     expect(raw[0]?.status).toBe(200);
   });
@@ -67,7 +67,7 @@ describe('malformed HTTP', () => {
     const server = await servers.start();
     const body = JSON.stringify({ sentAt: NOW(), events: [{ type: 'error', message: 'chunked' }] });
     const chunks = body.match(/.{1,3}/g)!.map((part) => `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
-    const head = `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const head = `POST /sdk/v1/events HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
     const raw = parseResponses(await rawExchange(server, `${head}${chunks.join('')}0\r\n\r\n`));
     expect(raw[0]?.status).toBe(202);
     expect(server.stores.diagnostics.events).toMatchObject([{ type: 'error', message: 'chunked' }]);
@@ -106,7 +106,7 @@ describe('malformed HTTP', () => {
     const keysSeen = vi.spyOn(server.stores.keys, 'get');
     const socket = openRaw(server);
     socket.write(
-      `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"sen\r\n`,
+      `POST /sdk/v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"sen\r\n`,
     );
     await vi.waitFor(() => expect(keysSeen).toHaveBeenCalled());
     socket.destroy();
@@ -129,7 +129,7 @@ describe('malformed HTTP', () => {
     const keysSeen = vi.spyOn(server.stores.keys, 'get');
     const socket = openRaw(server);
     socket.write(
-      `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sentAt"`,
+      `POST /sdk/v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sentAt"`,
     );
     await vi.waitFor(() => expect(keysSeen).toHaveBeenCalled());
     socket.destroy();

@@ -5,7 +5,7 @@ import { openRaw, parseResponses, rawErrorOf, rawExchange, received } from '../r
 
 const servers = useServers();
 
-const eventsRequest = (body: Buffer, host = 'Host: x\r\n') =>
+const eventsRequest = (body: Buffer, host = 'Host: localhost\r\n') =>
   Buffer.concat([
     Buffer.from(
       `POST /sdk/v1/events HTTP/1.1\r\n${host}Authorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
@@ -43,7 +43,7 @@ describe('protocol.md on the wire', () => {
     const socket = openRaw(server);
     const closed = received(socket);
     const started = Date.now();
-    socket.write(`POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sentAt"`);
+    socket.write(`POST /sdk/v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sentAt"`);
     const raw = await closed;
     const elapsed = Date.now() - started;
     const [response] = parseResponses(raw);
@@ -59,7 +59,7 @@ describe('protocol.md on the wire', () => {
     const socket = openRaw(server);
     const closed = received(socket);
     const started = Date.now();
-    socket.write('GET /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\n');
+    socket.write('GET /sdk/v1/snapshot HTTP/1.1\r\nHost: localhost\r\n');
     const raw = await closed;
     expect(Date.now() - started).toBeLessThan(3000);
     expect(parseResponses(raw)[0]?.status).toBe(408);
@@ -69,7 +69,7 @@ describe('protocol.md on the wire', () => {
     const server = await servers.start({ limits: { requestTimeoutMs: 2000, headersTimeoutMs: 1000 } });
     const socket = openRaw(server);
     const closed = received(socket);
-    socket.write(`GET /sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\n`);
+    socket.write(`GET /sdk/v1/snapshot HTTP/1.1\r\nHost: localhost\r\n`);
     await sleep(200);
     socket.write(`Authorization: Bearer ${DEMO.prodServerKey}\r\nConnection: close\r\n\r\n`);
     const raw = await closed;

@@ -29,11 +29,30 @@ describe('the rate limiter’s wait', () => {
     expect(limiter.take('k')).toBe(0);
   });
 
+  it('is 0 always at a rate of 0 (no limit)', () => {
+    const limiter = createRateLimiter(0);
+    expect(Array.from({ length: 100 }, () => limiter.take('k'))).toEqual(Array(100).fill(0));
+    expect(limiter.size).toBe(0);
+  });
+
+  it('drops buckets that have refilled once it holds 1024, keeping those still spending', () => {
+    const clock = manualClock();
+    const limiter = createRateLimiter(4, clock.now);
+    for (let i = 0; i < 8; i++) limiter.take('busy');
+    for (let i = 0; i < 1023; i++) limiter.take(`address-${i}`);
+    expect(limiter.size).toBe(1024);
+    clock.advance(250);
+    // One token refilled: `busy` has one, every other bucket is full again (7 + 1).
+    expect(limiter.take('newcomer')).toBe(0);
+    expect(limiter.size).toBe(2);
+    expect([limiter.take('busy'), limiter.take('busy')]).toEqual([0, 250]);
+  });
+
   it('becomes Retry-After in whole seconds, rounded up: 1 at 4 requests a second', async () => {
     const server = await servers.start();
     const clock = manualClock();
     const events = { identifyQueue: createMemoryIdentifyQueueStore(createIdentifyLog()), analytics: createMemoryAnalyticsStore(createEventLog()) };
-    const routes = createSdkRoutes(server.stores, events, createRateLimiter(4, clock.now));
+    const routes = createSdkRoutes(server.stores, events, { perKey: createRateLimiter(4, clock.now) });
     const getSnapshot = routes.find((route) => route.pattern === '/sdk/v1/snapshot')!.methods.GET!;
     const request: HandlerRequest = {
       method: 'GET',
@@ -41,6 +60,7 @@ describe('the rate limiter’s wait', () => {
       params: {},
       query: new URLSearchParams(),
       headers: { authorization: `Bearer ${DEMO.prodServerKey}` },
+      remoteAddress: '127.0.0.1',
       readBody: () => Promise.reject(new Error('a GET has no body')),
     };
     for (let i = 0; i < 8; i++) expect((await getSnapshot(request)).status).toBe(200);

@@ -14,7 +14,7 @@ describe('request targets and methods', () => {
     ['a trailing slash on identity', '/sdk/v1/identity/?userId=u'],
   ])('answers 404 not_found with the error shape for %s', async (_name, path) => {
     const server = await servers.start();
-    const raw = parseResponses(await rawExchange(server, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\n\r\n`));
+    const raw = parseResponses(await rawExchange(server, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\n\r\n`));
     expect(raw[0]?.status).toBe(404);
     expect(rawErrorOf(raw[0]).code).toBe('not_found');
   });
@@ -39,7 +39,7 @@ describe('request targets and methods', () => {
   it('ignores a body sent with GET and answers the next request on the same connection', async () => {
     const server = await servers.start();
     const body = '{"this":"is ignored"}';
-    const first = ['GET /sdk/v1/snapshot HTTP/1.1', 'Host: x', `Authorization: Bearer ${DEMO.prodServerKey}`, `Content-Length: ${body.length}`].join('\r\n');
+    const first = ['GET /sdk/v1/snapshot HTTP/1.1', 'Host: localhost', `Authorization: Bearer ${DEMO.prodServerKey}`, `Content-Length: ${body.length}`].join('\r\n');
     const raw = await rawExchange(server, `${first}\r\n\r\n${body}${snapshotRequest([`Authorization: Bearer ${DEMO.prodClientKey}`])}`);
     const responses = parseResponses(raw);
     expect(responses.map((r) => r.status)).toEqual([200, 200]);
@@ -50,7 +50,7 @@ describe('request targets and methods', () => {
   it('serves a request whose target is in absolute form', async () => {
     const server = await servers.start();
     const raw = parseResponses(
-      await rawExchange(server, `GET ${server.baseUrl}/sdk/v1/snapshot HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\n\r\n`),
+      await rawExchange(server, `GET ${server.baseUrl}/sdk/v1/snapshot HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\n\r\n`),
     );
     expect(raw[0]?.status).toBe(200);
   });

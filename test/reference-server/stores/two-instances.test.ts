@@ -24,7 +24,7 @@ describeWithBinaries('two instances on one Redis and one Postgres', [redisNeed, 
   /** A deployment: its own Redis prefix and database; `start` starts one more instance of it. */
   async function deployment() {
     const shared = { redis: redis.url, redisPrefix: freshPrefix(), postgres: await postgres.createDatabase() };
-    return { ...shared, start: (config: ServerConfig = demoConfig()) => servers.start({ ...shared, config: { ...config, adminToken: DEMO.adminToken } }) };
+    return { ...shared, start: (config: ServerConfig = demoConfig()) => servers.start({ ...shared, config: { ...config, adminToken: DEMO.adminToken }, allowDemoCredentials: true }) };
   }
 
   const streamingClient = async (server: ReferenceServer, sdkKey: string) => {
