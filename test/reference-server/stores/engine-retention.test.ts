@@ -33,8 +33,8 @@ describeWithBinaries('retention on Redis', [redisNeed], () => {
   it('leaves exactly snapshotVersions versions in Redis after 200 publishes, the current one among them, and serves it', async () => {
     const redisPrefix = freshPrefix();
     const shared = { redis: redis.url, redisPrefix, limits: { snapshotVersions: 7 }, config: { ...demoConfig(), adminToken: DEMO.adminToken } };
-    const a = await servers.start(shared);
-    const b = await servers.start(shared);
+    const a = await servers.start({ ...shared, allowDemoCredentials: true });
+    const b = await servers.start({ ...shared, allowDemoCredentials: true });
     const keys = redisKeys(redisPrefix);
     const seeded = (await probe().hkeys(keys.snapshots('production'))).length;
     let last = 0;
@@ -49,7 +49,7 @@ describeWithBinaries('retention on Redis', [redisNeed], () => {
 
     // Every instance serves the current version: the one that published, the one that heard,
     // and one that loads what is left.
-    const c = await servers.start(shared);
+    const c = await servers.start({ ...shared, allowDemoCredentials: true });
     await waitFor(() => b.stores.environments.current('production')?.version === last, 5000, 'B at the last version');
     for (const server of [a, b, c]) {
       const response = await call(server, '/sdk/v1/snapshot', { key: DEMO.prodClientKey });
@@ -110,7 +110,7 @@ describeWithBinaries('retention on Postgres', [postgresNeed], () => {
       await insertRows(4, now - 8 * DAY);
       await insertRows(12, now - 1000);
 
-      const server = await servers.start({ postgres: url, limits: { eventsPerKind: 10, identifyRows: 5 } });
+      const server = await servers.start({ allowDemoCredentials: true, postgres: url, limits: { eventsPerKind: 10, identifyRows: 5 } });
       await waitFor(() => server.stores.evictions.events === 35 && server.stores.evictions.identifyRows === 11, 10_000, 'the prune at start');
       expect(await evicted(server)).toMatchObject({ events: 15 + 20, identifyRows: 4 + 7 });
       expect(Number((await client.query('SELECT count(*) AS n FROM flagplane_analytics_events')).rows[0].n)).toBe(10);

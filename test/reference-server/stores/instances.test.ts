@@ -37,7 +37,7 @@ describeWithBinaries('GET /admin/v1/instances on Redis', [redisNeed], () => {
 
   const deployment = () => {
     const shared = { redis: redis.url, redisPrefix: freshPrefix(), instanceTtlMs: TTL_MS, config: { ...demoConfig(), adminToken: DEMO.adminToken } };
-    return { ...shared, start: (instanceId: string, onInternalError?: (error: unknown) => void) => servers.start({ ...shared, instanceId, ...(onInternalError && { onInternalError }) }) };
+    return { ...shared, start: (instanceId: string, onInternalError?: (error: unknown) => void) => servers.start({ allowDemoCredentials: true, ...shared, instanceId, ...(onInternalError && { onInternalError }) }) };
   };
 
   it('lists both instances of a deployment with their open streams, each answering with its own header', async () => {
@@ -89,7 +89,7 @@ describeWithBinaries('GET /admin/v1/instances on Redis', [redisNeed], () => {
   it('drops a killed instance (no deregistration) once its TTL passed, and removes its entry', async () => {
     const plane = deployment();
     const b = await plane.start('survivor');
-    const child = spawn(process.execPath, [outfile, JSON.stringify({ redis: plane.redis, redisPrefix: plane.redisPrefix, instanceTtlMs: TTL_MS, instanceId: 'killed', config: plane.config })], {
+    const child = spawn(process.execPath, [outfile, JSON.stringify({ allowDemoCredentials: true, redis: plane.redis, redisPrefix: plane.redisPrefix, instanceTtlMs: TTL_MS, instanceId: 'killed', config: plane.config })], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
