@@ -8,6 +8,7 @@ import { wsTransport } from '../../../adapters/ws';
 import { demoConfig } from '../../../reference-server/index';
 import type { ServerConfig } from '../../../reference-server/index';
 import { createClient } from '../../../src/client';
+import { defaultScheduler } from '../../../src/shared/scheduler';
 import type { FlagsClient } from '../../../src/client-types';
 import { NetworkError, type FlagplaneError } from '../../../src/shared/errors';
 import { fetchTransport } from '../../../src/http/fetch-transport';
@@ -82,7 +83,8 @@ describeWithBinaries('a rolling restart of two instances on Redis and Postgres',
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function streamingClient(url: string): Witness {
+  /** A streaming client whose random number (the jitter of its reconnects) is always `random`. */
+  function streamingClient(url: string, random: number): Witness {
     const witness: Witness = { client: undefined as unknown as FlagsClient, connections: [], errors: [], accepted: [] };
     witness.client = createClient({
       sdkKey: CLIENT_KEY,
@@ -93,6 +95,7 @@ describeWithBinaries('a rolling restart of two instances on Redis and Postgres',
       pollInterval: 600_000,
       remoteTraits: false,
       flushInterval: 20,
+      scheduler: { ...defaultScheduler, random: () => random },
       onError: (error) => witness.errors.push(error),
     });
     witness.client.subscribe(({ status }) => {
@@ -112,7 +115,8 @@ describeWithBinaries('a rolling restart of two instances on Redis and Postgres',
     instances.push(b);
     proxy = await startTcpProxy([a, b].map(({ port }) => ({ host: '127.0.0.1', port })));
 
-    const clients = Array.from({ length: CLIENTS }, () => streamingClient(proxy!.url));
+    // Spread as Math.random would: 0, 1/6 … 5/6 of the going-away second.
+    const clients = Array.from({ length: CLIENTS }, (_, i) => streamingClient(proxy!.url, i / CLIENTS));
     await waitFor(() => clients.every(({ client }) => client.getStatus().connection === 'streaming' && client.getStatus().version !== null), 10_000, 'every client streaming');
     // The proxy takes the first backend that accepts: every connection so far went to A.
     expect(proxy.forwarded[1]).toBe(0);
@@ -139,12 +143,15 @@ describeWithBinaries('a rolling restart of two instances on Redis and Postgres',
       3000,
       'every client streaming again',
     );
-    for (const { connections } of clients) {
+    const gaps = clients.map(({ connections }) => {
       const closed = connections.find(({ connection, at }) => connection === 'reconnecting' && at >= stopped)!;
       const back = connections.find(({ connection, at }) => connection === 'streaming' && at > closed.at)!;
       expect(back.at - closed.at).toBeLessThan(2000);
       expect(back.at - stopped).toBeLessThan(2000);
-    }
+      return Math.round(back.at - closed.at);
+    });
+    // The client with random 0 reconnects at once: a backoff would have made it wait 1000 ms.
+    expect(gaps[0]).toBeLessThan(1000);
     expect(await withTimeout(a.exited, 10_000, 'A exits')).toEqual({ code: 0, signal: null });
     expect(a.output.stdout).toMatch(new RegExp(`\\nclosed ${CLIENTS} streams with 1001 \\(going away\\); \\d+ requests? in flight finished, 0 cut; engines closed; \\d+ ms\\n$`));
     expect(a.output.stderr).toBe('');
@@ -206,7 +213,8 @@ describeWithBinaries('a rolling restart of two instances on Redis and Postgres',
     }
     console.info(
       `rolling restart: ${identified.length} identify and ${evaluations.length} evaluation events accepted, all in Postgres; ` +
-        `${errors.length} events POSTs failed on a connection A closed, and were sent again`,
+        `${errors.length} events POSTs failed on a connection A closed, and were sent again; ` +
+        `streams back on B after ${gaps.join(', ')} ms (random 0, 1/6 … 5/6)`,
     );
   }, 60_000);
 });
