@@ -16,7 +16,10 @@ export type StreamConnectionState = 'connecting' | 'streaming' | 'reconnecting' 
 
 export interface StreamState {
   readonly connection: StreamConnectionState;
-  /** Reconnects scheduled since the last `connected`; the next one waits `nextDelay(attempt + 1)`. */
+  /**
+   * Reconnects scheduled since the last `connected` (a going-away one after it not counted);
+   * the next one waits `nextDelay(attempt + 1)`.
+   */
   readonly attempt: number;
   /** From the last `connected` (15000 before one); the silence window is twice this. */
   readonly heartbeatMs: number;
