@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, demoConfig, loadConfigFile } from './config';
 import { DEFAULT_LIMITS, resolveLimits, type ServerLimits } from './http/limits';
 import type { ServerConfig } from './config';
-import type { ReferenceServer } from './server';
+import type { ReferenceServer, ShutdownReport } from './server';
 import { startReferenceServer } from './server';
 import { EngineError } from './stores/engine-error';
 import { MissingPackageError } from './stores/optional-package';
@@ -188,6 +188,12 @@ export function describeServer(server: ReferenceServer, console?: ConsoleAssets)
   return lines.join('\n');
 }
 
+/** The line the CLI prints once a signal's close() is done. */
+export function describeShutdown({ streams, requests, ms }: ShutdownReport): string {
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  return `closed ${plural(streams, 'stream')} with 1001 (going away); ${plural(requests.finished, 'request')} in flight finished, ${requests.cut} cut; engines closed; ${ms} ms`;
+}
+
 /** Parses `argv`, loads the config and starts the server (with the console of `console`); never calls `process.exit`. */
 export async function runCli(argv: readonly string[], io: CliIo, console?: ConsoleAssets, env: NodeJS.ProcessEnv = process.env): Promise<CliOutcome> {
   let args: ParsedArgs;
@@ -224,6 +230,7 @@ export async function runCli(argv: readonly string[], io: CliIo, console?: Conso
       ...(args.postgres !== undefined && { postgres: args.postgres }),
       ...(console && { consoleDir: console.dir }),
       onInternalError: (error) => io.err(`internal error: ${(error as Error)?.stack ?? String(error)}`),
+      onClose: (report) => io.out(describeShutdown(report)),
     });
   } catch (error) {
     if (error instanceof MissingPackageError || error instanceof EngineError || error instanceof DemoCredentialsError) {

@@ -1,6 +1,7 @@
 /** The flagplane reference server: the data plane of protocol.md over node:http and ws. */
 export { startReferenceServer } from './server';
-export type { PublishableSnapshot, ReferenceServer, ReferenceServerOptions } from './server';
+export type { PublishableSnapshot, ReferenceServer, ReferenceServerOptions, ShutdownReport } from './server';
+export type { RequestsDrained } from './http/http-server';
 export { ConfigError, demoConfig, loadConfigFile, parseServerConfig } from './config';
 export type { EnvironmentConfig, KeyConfig, ServerConfig } from './config';
 export type { EnvironmentKind, IdentifyRow, KeyKind, KeyRecord, StoredEvent, StoredTraits, StoredTraits as Traits } from './stores/records';

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import { requireAdminToken } from './http/auth';
 import type { ServerConfig } from './config';
 import { demoConfig, parseServerConfig, seedFromConfig } from './config';
-import { createHttpServer } from './http/http-server';
+import { createHttpServer, type RequestsDrained } from './http/http-server';
 import { resolveLimits, type ServerLimits } from './http/limits';
 import { createRateLimiter } from './http/rate-limit';
 import { clientAddress, parseTrustedProxies } from './http/client-address';
@@ -88,6 +88,8 @@ export interface ReferenceServerOptions {
    * where the server otherwise refuses to start (a DemoCredentialsError). @default false
    */
   allowDemoCredentials?: boolean;
+  /** Called once, when close() has closed the engines, with what it did. The CLI prints it. @default ignore */
+  onClose?: (report: ShutdownReport) => void;
 }
 
 /** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
@@ -125,10 +127,23 @@ export interface ReferenceServer {
   /** Replaces the trait overlay of a user. */
   setTraits(environmentId: string, userId: string, traits: StoredTraits): Promise<void>;
   /**
-   * Closes streams with 1001, clears every timer, gives in-flight requests up to 2 s to finish,
-   * releases the port, then closes the Redis connections and the Postgres pool.
+   * Stops accepting connections and upgrades at once, closes streams with 1001 (going away),
+   * clears every timer, gives in-flight requests up to 2 s to finish, releases the port, then
+   * closes the Redis connections and the Postgres pool, and calls `onClose` with what it did.
+   * An event batch answered 202 is in its store before the answer: nothing is left to flush.
+   * Idempotent (docs/reference-server.md, Rolling restarts).
    */
   close(): Promise<void>;
+}
+
+/** What {@link ReferenceServer.close} did (`onClose`). */
+export interface ShutdownReport {
+  /** Streams closed with 1001. */
+  streams: number;
+  /** Requests in flight when close() began (or sent on a connection still open): answered in full, or cut. */
+  requests: RequestsDrained;
+  /** From close() until the engines were closed, in ms. */
+  ms: number;
 }
 
 function requireDuration(name: string, value: number, allowZero: boolean): number {
@@ -250,14 +265,22 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     throw error;
   }
   let closing: Promise<void> | undefined;
+  // Listener first (no new connection, no new upgrade), streams at once, engines last: every
+  // request answered by then had its writes done before its answer.
   const shutdown = async () => {
+    const started = performance.now();
     lifecycle = 'closing';
     const deregistered = registry.close();
     const released = http.close();
-    await gateway.close();
-    await released;
+    const streams = await gateway.close();
+    const requests = await released;
     await deregistered;
     await opened.close();
+    try {
+      options.onClose?.({ streams, requests, ms: Math.round(performance.now() - started) });
+    } catch (error) {
+      onInternalError(error);
+    }
   };
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 

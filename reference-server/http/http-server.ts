@@ -8,10 +8,21 @@ import { DEFAULT_LIMITS, type ServerLimits } from './limits';
 /** How long close() lets requests in flight finish before it closes their connections. */
 export const CLOSE_GRACE_MS = 2000;
 
+/** What close() did with the requests it found in flight or that arrived on open connections meanwhile. */
+export interface RequestsDrained {
+  /** Answered in full. */
+  finished: number;
+  /** Their connection closed before the answer went out: the client gave up, or the grace ran out. */
+  cut: number;
+}
+
 export interface HttpServer {
   readonly server: Server;
-  /** Answers requests in flight with `Connection: close`, closes idle connections at once and the rest after the grace. */
-  close(): Promise<void>;
+  /**
+   * Stops listening at once, answers requests in flight with `Connection: close`, closes idle
+   * connections at once and the rest after the grace; resolves with what became of the requests.
+   */
+  close(): Promise<RequestsDrained>;
 }
 
 function clientErrorAnswer(code: string | undefined): [number, ErrorBody] {
@@ -62,6 +73,8 @@ export function createHttpServer(
   timeouts: Pick<ServerLimits, 'headersTimeoutMs' | 'requestTimeoutMs'> = DEFAULT_LIMITS,
 ): HttpServer {
   const inFlight = new Set<ServerResponse>();
+  /** The requests in flight at close() and those sent on connections still open after it. */
+  const draining: ServerResponse[] = [];
   let closing = false;
   const server = createServer({
     // Host is checked by the router, which answers with the JSON error shape; node:http's
@@ -76,20 +89,28 @@ export function createHttpServer(
   server.on('request', (_req, res: ServerResponse) => {
     inFlight.add(res);
     res.on('close', () => inFlight.delete(res));
-    if (closing) res.setHeader('Connection', 'close');
+    if (closing) {
+      res.setHeader('Connection', 'close');
+      draining.push(res);
+    }
   });
   server.on('request', listener);
   server.on('connect', refuseConnect);
   server.on('clientError', createClientErrorListener(inFlight));
   return {
     server,
-    close() {
+    async close() {
       closing = true;
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      for (const res of inFlight) {
+        if (!res.headersSent) res.setHeader('Connection', 'close');
+        draining.push(res);
+      }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
-      return closed.finally(() => clearTimeout(grace));
+      await closed.finally(() => clearTimeout(grace));
+      const finished = draining.filter((res) => res.writableFinished).length;
+      return { finished, cut: draining.length - finished };
     },
   };
 }

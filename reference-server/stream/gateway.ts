@@ -39,8 +39,11 @@ export interface StreamGateway {
   readonly connections: ReadonlySet<StreamSession>;
   /** The open streams subscribed to the environment. */
   subscribersOf(environmentId: string): StreamSession[];
-  /** Closes every stream with 1001 and clears every timer. */
-  close(): Promise<void>;
+  /**
+   * Refuses upgrades from now on (503), closes every stream with 1001 (going away), clears every
+   * timer; resolves with the number of streams it closed once each closing handshake is done.
+   */
+  close(): Promise<number>;
 }
 
 /** How long a closing handshake may take before ws destroys the socket. */
@@ -103,7 +106,8 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     subscribersOf,
     handleUpgrade(req, socket, head) {
       if (closing) {
-        socket.destroy();
+        // An upgrade on a connection that was open before close(): the listener is already closed.
+        writeRawError(socket, 503, errorBody('unavailable', 'this instance is shutting down: connect again'), { 'Retry-After': '1' });
         return;
       }
       const { path } = splitTarget(req.url ?? '/');
@@ -143,6 +147,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       );
       await Promise.all(closed);
       await new Promise<void>((resolve) => wss.close(() => resolve()));
+      return closed.length;
     },
   };
 }

@@ -63,8 +63,9 @@ export function createStreamConnection(options: StreamConnectionOptions): Stream
 }
 
 /**
- * Opens the stream at once and keeps it open: reconnects with backoff, answers pings,
- * detects silence, and stops for good on 4401 or 4403 (protocol.md §6). This is the shell
+ * Opens the stream at once and keeps it open: reconnects with backoff (within a second after a
+ * going-away close), answers pings, detects silence, and stops for good on 4401 or 4403
+ * (protocol.md §6). This is the shell
  * around `streamTransition`: it owns the socket and the timer and carries out each step.
  * Callbacks never run inside this call, except `onError` then `onConnectionChange('stopped')`
  * when the opener throws (a socket that can never open). Callbacks must not throw.

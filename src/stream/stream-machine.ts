@@ -16,7 +16,10 @@ export type StreamConnectionState = 'connecting' | 'streaming' | 'reconnecting' 
 
 export interface StreamState {
   readonly connection: StreamConnectionState;
-  /** Reconnects scheduled since the last `connected`; the next one waits `nextDelay(attempt + 1)`. */
+  /**
+   * Reconnects scheduled since the last `connected` (a going-away one after it not counted);
+   * the next one waits `nextDelay(attempt + 1)`.
+   */
   readonly attempt: number;
   /** From the last `connected` (15000 before one); the silence window is twice this. */
   readonly heartbeatMs: number;
@@ -152,6 +155,12 @@ export function streamTransition(state: StreamState, event: StreamEvent, random:
     case 'close': {
       const { code, reason } = event;
       if (code === 4401 || code === 4403) return stop(state, new StreamError(code, reason));
+      // Going away (protocol.md §6.4): the instance is stopping, not failing. No report, no
+      // backoff (the attempts stay at 0, as `connected` left them): back after `random` × 1 s,
+      // which spreads the clients of a stopping instance over a second, inside the 2 s a rolling
+      // restart allows. Going away again before `connected` (a server that closes every stream
+      // at once) is a failure like any other: the backoff grows.
+      if (code === 1001 && state.connection === 'streaming') return { state: { ...state, connection: 'reconnecting' }, timer: random * 1000 };
       return reconnect(state, random, code === 4400 ? new StreamError(code, reason) : undefined);
     }
     case 'error':

@@ -87,6 +87,30 @@ describe('the client with a stream', () => {
     await h.client.close();
   });
 
+  it('a going-away close (1001): flags keep serving, the stream is back at once (random 0 here) with no error, and a version published meanwhile is fetched', async () => {
+    const h = streamingClient();
+    await connectClient(h);
+    const requests = h.requests.length;
+    h.sockets.last.serverClose(1001, 'going away');
+    expect(h.client.getStatus().connection).toBe('reconnecting');
+    expect(h.client.get('a')).toBe(1);
+    // Published while the client had no stream.
+    h.server.publish(snapshotOf(2, { a: 2 }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(h.sockets.sockets).toHaveLength(2);
+    h.sockets.last.open();
+    h.sockets.last.receive(connectedFrame());
+    expect(h.sockets.last.sent).toEqual([{ type: 'subscribe', environmentId: 'production', lastKnownVersion: 1 }]);
+    // The server answers a subscribe below its current version with snapshot.updated.
+    h.sockets.last.receive({ type: 'snapshot.updated', environmentId: 'production', version: 2 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(h.requests).toHaveLength(requests + 1);
+    expect(h.client.get('a')).toBe(2);
+    expect(h.client.getStatus().connection).toBe('streaming');
+    expect(h.errors).toEqual([]);
+    await h.client.close();
+  });
+
   it('close() closes the socket with 1000 and cancels a pending reconnect', async () => {
     const h = streamingClient();
     await connectClient(h);

@@ -141,6 +141,7 @@ describe('the CLI process on a signal', () => {
     expect(answer.status).toBe(202);
     expect(JSON.parse(answer.body)).toEqual({ accepted: 1 });
     expect(await withTimeout(exited, 10_000, 'exit')).toEqual({ code: 0, signal: null });
+    expect(output.stdout).toMatch(/\nclosed 0 streams with 1001 \(going away\); 1 request in flight finished, 0 cut; engines closed; \d+ ms\n$/);
     expect(output.stderr).toBe('');
   });
 

@@ -204,6 +204,7 @@ describe('the bundled CLI as a process', () => {
     proc.kill('SIGTERM');
     expect(await withTimeout(stream.closed, 5000, 'stream close')).toEqual({ code: 1001, reason: 'going away' });
     expect(await withTimeout(exited, 10_000, 'CLI exit')).toBe(0);
+    expect(stdout).toMatch(/\nSIGTERM: closing streams, finishing requests\nclosed 1 stream with 1001 \(going away\); 0 requests in flight finished, 0 cut; engines closed; \d+ ms\n$/);
     expect(stderr).toBe('');
   });
 });

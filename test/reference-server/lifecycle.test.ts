@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startReferenceServer } from '../../reference-server/index';
 import { call, DEMO, NOW, sleep, StreamClient, useServers, withTimeout } from './helpers';
-import { openRaw, upgradeRequest } from './raw-http';
+import type { ShutdownReport } from '../../reference-server/index';
+import { openRaw, parseResponses, rawErrorOf, received, upgradeRequest } from './raw-http';
 
 const servers = useServers();
 
@@ -171,5 +172,54 @@ describe('close() with work in flight', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     await sleep(50);
     await withTimeout(server.close(), 4000, 'close() with an idle socket');
+  });
+});
+
+describe('close(): what it reports, and what it refuses while closing', () => {
+  const eventsRequest = (body: string) =>
+    `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+
+  it('calls onClose once with the streams it closed and the requests it finished and cut', async () => {
+    const reports: ShutdownReport[] = [];
+    const server = await servers.start({ onClose: (report) => reports.push(report) });
+    const streams = [servers.connect(server), servers.connect(server)];
+    await Promise.all(streams.map((stream) => stream.next('connected')));
+    const body = JSON.stringify({ sentAt: NOW(), events: [{ type: 'error', message: 'in flight' }] });
+    const finishing = openRaw(server);
+    const finishingAnswer = received(finishing);
+    finishing.write(eventsRequest(body) + body.slice(0, 5));
+    // Stalls: cut when the 2 s grace runs out.
+    const stalled = openRaw(server);
+    stalled.write(eventsRequest(body) + body.slice(0, 5));
+    await vi.waitFor(() => expect(server.stores.keys.list().length).toBeGreaterThan(0));
+    await sleep(100);
+
+    const closing = server.close();
+    finishing.write(body.slice(5));
+    const [answer] = parseResponses(await withTimeout(finishingAnswer, 2000, 'the answer to the request in flight'));
+    expect(answer?.status).toBe(202);
+    expect(answer?.headers.connection).toBe('close');
+    await withTimeout(closing, 5000, 'close()');
+    await server.close();
+    expect(reports).toHaveLength(1);
+    expect(reports[0], JSON.stringify(reports[0])).toEqual({ streams: 2, requests: { finished: 1, cut: 1 }, ms: expect.any(Number) });
+    expect(reports[0]!.ms).toBeGreaterThanOrEqual(2000);
+    for (const stream of streams) expect((await stream.closed).code).toBe(1001);
+  });
+
+  it('answers an upgrade sent during close() on a connection opened before it with 503 unavailable, not a stream', async () => {
+    const server = await servers.start();
+    // A client whose TCP connect raced close(): its connection is open, its upgrade comes after.
+    const socket = openRaw(server);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const all = received(socket);
+    const closing = server.close();
+    socket.write(upgradeRequest('/sdk/v1/stream'));
+    const responses = parseResponses(await withTimeout(all, 3000, 'the connection closed'));
+    await withTimeout(closing, 5000, 'close()');
+    expect(responses.map((response) => response.status)).toEqual([503]);
+    expect(rawErrorOf(responses[0]).code).toBe('unavailable');
+    expect(responses[0]?.headers['retry-after']).toBe('1');
+    expect(server.stores.evictions.streamsRefused).toBe(0);
   });
 });

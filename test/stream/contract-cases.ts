@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SocketOpener } from '../../src/stream/socket-types';
 import { StreamError } from '../../src/stream/stream-error';
 import type { StreamTransport } from '../../src/stream/stream-transport';
+import { startTcpProxy } from '../helpers/tcp-proxy';
 import { countingScheduler, recordStream } from './harness';
 import type { SocketSpy } from './servers';
 import { DEMO, sleep, useReferenceServers, waitFor } from './servers';
@@ -87,6 +88,41 @@ export function describeStreamContract(name: string, spied: SpiedTransport): voi
       restarted.publish('production', { schemaVersion: 1, flags: {} });
       await waitFor(() => stream.notifies().length === 4, 'an update from the restarted server');
       expect(stream.notifies()[3]).toEqual({ kind: 'updated', version: 2 });
+    });
+
+    it('after a going-away close, reconnects at random × 1 s through the same URL to the other server, without an error', async () => {
+      const [a, b] = [await servers.start(), await servers.start()];
+      const proxy = await startTcpProxy([a, b].map((server) => ({ host: '127.0.0.1', port: server.port })));
+      try {
+        const { scheduler, pending } = countingScheduler(0.3);
+        const delays: number[] = [];
+        const recording = { ...scheduler, setTimeout: (callback: () => void, ms: number) => (delays.push(ms), scheduler.setTimeout(callback, ms)) };
+        const { transport, spy } = spied();
+        const stream = servers.track(recordStream({ streamUrl: proxy.url, sdkKey: DEMO.prodClientKey, transport, scheduler: recording, version: 1 }));
+        await waitFor(() => stream.connections().includes('streaming'), 'streaming through A');
+        expect(proxy.forwarded).toEqual([1, 0]);
+
+        delays.length = 0;
+        await a.close();
+        await waitFor(() => stream.connections().filter((c) => c === 'streaming').length === 2, 'streaming again, through B');
+        expect(stream.connections()).toEqual(['streaming', 'reconnecting', 'connecting', 'streaming']);
+        // The reconnect timer asked for random × 1000 ms, then the handshake and heartbeat windows.
+        expect(delays[0]).toBe(300);
+        expect(proxy.forwarded).toEqual([1, 1]);
+        expect(stream.errors()).toEqual([]);
+        expect(spy.sent.filter((frame) => frame.type === 'subscribe')).toEqual([
+          { type: 'subscribe', environmentId: 'production', lastKnownVersion: 1 },
+          { type: 'subscribe', environmentId: 'production', lastKnownVersion: 1 },
+        ]);
+
+        const { version } = await b.publish('production', { schemaVersion: 1, flags: {} });
+        await waitFor(() => stream.notifies().some((notify) => notify.version === version), 'the publish through B');
+        expect(stream.notifies()).toEqual([{ kind: 'updated', version }]);
+        stream.connection.close();
+        expect(pending.size).toBe(0);
+      } finally {
+        await proxy.close();
+      }
     });
 
     it('stops with a 4403 StreamError when the key is revoked, and never reconnects', async () => {

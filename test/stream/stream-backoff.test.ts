@@ -43,6 +43,57 @@ describe('reconnect backoff (pure)', () => {
   });
 });
 
+/** The delays of a stream that reaches `connected`, then is closed with `code`, `count` times in a row. */
+function closesAfterConnected(state: StreamState, code: number, count: number, random: number): Array<number | null> {
+  const delays: Array<number | null> = [];
+  for (let i = 0; i < count; i++) {
+    const closed = step(step(state, connected).state, { type: 'close', code, reason: 'going away' }, random);
+    delays.push(closed.timer);
+    state = step(step(closed.state, { type: 'timer' }, random).state, { type: 'open' }).state;
+  }
+  return delays;
+}
+
+describe('going away (1001): a prompt reconnect, not a backoff (pure)', () => {
+  const start = step(initialStreamState, { type: 'start' }).state;
+
+  it.each([
+    [0, 0],
+    [0.25, 250],
+    [0.5, 500],
+    [0.999, 999],
+  ])('after connected, waits random × 1 s: random %f → %i ms', (random, delay) => {
+    const closed = step(step(start, connected).state, { type: 'close', code: 1001, reason: 'going away' }, random);
+    expect(closed).toEqual({ state: { ...start, connection: 'reconnecting', attempt: 0, heartbeatMs: 15_000 }, timer: delay });
+  });
+
+  it('stays prompt as long as every socket reaches connected before it goes away', () => {
+    expect(closesAfterConnected(start, 1001, 5, 0.5)).toEqual([500, 500, 500, 500, 500]);
+    // Any other close after connected waits the first backoff step.
+    expect(closesAfterConnected(start, 1006, 3, 0.5)).toEqual([1100, 1100, 1100]);
+  });
+
+  it('resets the backoff: a going-away close after failed attempts waits no longer than the first', () => {
+    const { state } = failures(start, 4, 0);
+    expect(state.attempt).toBe(4);
+    expect(closesAfterConnected(state, 1001, 1, 0.5)).toEqual([500]);
+  });
+
+  it('falls back to the growing backoff when the server goes away again before connected', () => {
+    const afterConnected = step(start, connected).state;
+    let closed = step(afterConnected, { type: 'close', code: 1001, reason: 'going away' }, 0);
+    const delays = [closed.timer];
+    for (let i = 0; i < 7; i++) {
+      // The reconnect opens a socket, which the server closes 1001 before any connected.
+      const opened = step(step(closed.state, { type: 'timer' }).state, { type: 'open' }).state;
+      closed = step(opened, { type: 'close', code: 1001, reason: 'going away' }, 0);
+      expect(closed.report).toBeUndefined();
+      delays.push(closed.timer);
+    }
+    expect(delays).toEqual([0, 1000, 2000, 4000, 8000, 16_000, 32_000, 60_000]);
+  });
+});
+
 describe('reconnect backoff (through the shell, fake timers)', () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -114,7 +165,7 @@ describe('reconnect backoff (through the shell, fake timers)', () => {
     expect(fake.sockets).toHaveLength(3);
     fake.last.open();
     fake.last.receive(connectedFrame());
-    fake.last.serverClose(1001);
+    fake.last.serverClose(1006);
     await vi.advanceTimersByTimeAsync(999);
     expect(fake.sockets).toHaveLength(3);
     await vi.advanceTimersByTimeAsync(1);

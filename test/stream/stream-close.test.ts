@@ -73,7 +73,7 @@ describe('close()', () => {
     const stream = recordStream({ transport: fake.transport });
     fake.last.open();
     fake.last.receive(connectedFrame());
-    fake.last.serverClose(1001);
+    fake.last.serverClose(1006);
     await vi.advanceTimersByTimeAsync(500);
     expect(vi.getTimerCount()).toBe(1);
     stream.connection.close();

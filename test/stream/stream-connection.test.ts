@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { defaultScheduler } from '../../src/shared/scheduler';
 import { StreamError } from '../../src/stream/stream-error';
 import { streamEndpoint } from '../../src/stream/stream-connection';
 import { connectedFrame, createFakeTransport, recordStream, SDK_KEY } from './harness';
@@ -116,14 +117,16 @@ describe('close codes', () => {
     expect(fake.sockets).toHaveLength(1);
   });
 
-  it('1001: reconnects after 1 s without reporting', async () => {
+  it('1001 after connected: reconnects after scheduler.random × 1 s, without reporting', async () => {
     const fake = createFakeTransport();
-    const stream = recordStream({ transport: fake.transport });
+    const stream = recordStream({ transport: fake.transport, scheduler: { ...defaultScheduler, random: () => 0.5 } });
     fake.last.open();
     fake.last.receive(connectedFrame());
     fake.last.serverClose(1001, 'going away');
     expect(stream.connections()).toEqual(['streaming', 'reconnecting']);
-    await vi.advanceTimersByTimeAsync(1000);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(fake.sockets).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(fake.sockets).toHaveLength(2);
     fake.last.open();
     fake.last.receive(connectedFrame());

@@ -98,7 +98,9 @@ const streamingRows: Row[] = [
 ];
 
 const closeRows: Row[] = [
-  ['1001 (going away) reconnects without a report', streaming, closed(1001, 'going away'), reconnectFrom(streaming, 1, 1000)],
+  ['1001 (going away) while streaming: reconnects after random × 1 s, no report, no attempt counted', streaming, closed(1001, 'going away'), { state: { ...streaming, connection: 'reconnecting' }, timer: 0 }],
+  ['1001 before connected (the server went away during the handshake): the backoff, no report', connecting, closed(1001, 'going away'), reconnectFrom(connecting, 1, 1000)],
+  ['1012 (service restart) is not going away: the backoff', streaming, closed(1012, 'service restart'), reconnectFrom(streaming, 1, 1000)],
   ['1006 (abnormal) reconnects without a report', streaming, closed(1006), reconnectFrom(streaming, 1, 1000)],
   ['1000 from the server reconnects (a close the client asked for is never seen)', streaming, closed(1000), reconnectFrom(streaming, 1, 1000)],
   ['an unknown code reconnects without a report', streaming, closed(4000, 'custom'), reconnectFrom(streaming, 1, 1000)],

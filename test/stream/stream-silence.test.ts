@@ -83,7 +83,7 @@ describe('silence detection (2 × heartbeatMs)', () => {
 
   it('gives a reconnect the handshake window, then the announced heartbeat once connected again', async () => {
     const { fake, stream } = streamingWithHeartbeat(1000);
-    fake.last.serverClose(1001);
+    fake.last.serverClose(1006);
     await vi.advanceTimersByTimeAsync(1000);
     expect(fake.sockets).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(29_999);

@@ -50,7 +50,7 @@ describeWithBinaries('/readyz on Redis and Postgres', [redisNeed, postgresNeed],
   const servers = useServers();
 
   it('turns 503 naming Redis, then Postgres, while each is stopped, and 200 again once each is back', async () => {
-    const server = await servers.start({ allowDemoCredentials: true, allowDemoCredentials: true, redis: redis.url, redisPrefix: freshPrefix(), postgres: await postgres.createDatabase(), readinessTimeoutMs: TIMEOUT_MS });
+    const server = await servers.start({ allowDemoCredentials: true, redis: redis.url, redisPrefix: freshPrefix(), postgres: await postgres.createDatabase(), readinessTimeoutMs: TIMEOUT_MS });
     const up = await readyz(server);
     expect(up.status).toBe(200);
     expect(up.body).toMatchObject({ status: 'ready', engines: { redis: { status: 'up' }, postgres: { status: 'up' } } });
@@ -77,7 +77,7 @@ describeWithBinaries('/readyz on Redis and Postgres', [redisNeed, postgresNeed],
   }, 30_000);
 
   it('answers 503 "timed out" within the timeout while Redis hangs, sending it one PING however many probes wait', async () => {
-    const server = await servers.start({ allowDemoCredentials: true, allowDemoCredentials: true, redis: redis.url, redisPrefix: freshPrefix(), readinessTimeoutMs: 300 });
+    const server = await servers.start({ allowDemoCredentials: true, redis: redis.url, redisPrefix: freshPrefix(), readinessTimeoutMs: 300 });
     const probe = new Redis(redis.url);
     try {
       await probe.config('RESETSTAT');
@@ -104,7 +104,7 @@ describeWithBinaries('/readyz on Redis and Postgres', [redisNeed, postgresNeed],
   });
 
   it('answers 503 "shutting down" to a probe in flight when close() begins', async () => {
-    const server = await servers.start({ allowDemoCredentials: true, allowDemoCredentials: true, redis: redis.url, redisPrefix: freshPrefix(), readinessTimeoutMs: TIMEOUT_MS });
+    const server = await servers.start({ allowDemoCredentials: true, redis: redis.url, redisPrefix: freshPrefix(), readinessTimeoutMs: TIMEOUT_MS });
     redis.signal('SIGSTOP');
     try {
       const inFlight = fetch(`${server.baseUrl}/readyz`);
