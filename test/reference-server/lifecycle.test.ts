@@ -177,7 +177,7 @@ describe('close() with work in flight', () => {
 
 describe('close(): what it reports, and what it refuses while closing', () => {
   const eventsRequest = (body: string) =>
-    `POST /sdk/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    `POST /sdk/v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${DEMO.prodServerKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
 
   it('calls onClose once with the streams it closed and the requests it finished and cut', async () => {
     const reports: ShutdownReport[] = [];

@@ -26,11 +26,10 @@ const CLIENTS = 6;
 const ADMIN_TOKEN = 'rolling-restart-admin-token-0123456789';
 const CLIENT_KEY = 'svc_sdk_client_rolling_restart_01';
 
-/** The demo environments with this deployment's own admin token and production client key, set explicitly. */
+/** The demo's production environment with this deployment's own admin token and client key (the demo's are refused on engines). */
 function deploymentConfig(): ServerConfig {
-  const config = demoConfig();
-  const [production, ...others] = config.environments;
-  return { ...config, adminToken: ADMIN_TOKEN, environments: [{ ...production!, keys: [{ key: CLIENT_KEY, kind: 'client' }] }, ...others] };
+  const production = demoConfig().environments.find(({ id }) => id === 'production')!;
+  return { adminToken: ADMIN_TOKEN, environments: [{ ...production, keys: [{ key: CLIENT_KEY, kind: 'client' }] }] };
 }
 
 /** An event as the client sent it, comparable with a stored one (which gained `environmentId` and `receivedAt`). */
