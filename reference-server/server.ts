@@ -12,6 +12,8 @@ import { createSdkRoutes } from './routes/sdk';
 import { openStores } from './stores/open-stores';
 import { createQueueRoutes } from './routes/queue';
 import { applyRemoteChange, createServerActions } from './routes/server-actions';
+import { createChangeFeed } from './routes/admin-changes';
+import { announcingActions, countingEventStores, remoteAdminChange } from './routes/admin-change-sources';
 import { generateAdminToken } from './http/sdk-keys';
 import type { SnapshotDraft } from './validation/snapshot-structure';
 import type { ReferenceServerStores } from './stores/contracts';
@@ -56,6 +58,8 @@ export interface ReferenceServerOptions {
    * evaluation events live there. Needs the `pg` package. @default in memory
    */
   postgres?: string;
+  /** Interval of the comment line on each admin change feed (GET /admin/v1/changes). @default 20000 */
+  changeFeedHeartbeatMs?: number;
 }
 
 /** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
@@ -91,7 +95,7 @@ export interface ReferenceServer {
   /** Replaces the trait overlay of a user. */
   setTraits(environmentId: string, userId: string, traits: StoredTraits): Promise<void>;
   /**
-   * Closes streams with 1001, clears every timer, gives in-flight requests up to 2 s to finish,
+   * Closes streams with 1001, ends every admin change feed, clears every timer, gives in-flight requests up to 2 s to finish,
    * releases the port, then closes the Redis connections and the Postgres pool.
    */
   close(): Promise<void>;
@@ -156,11 +160,18 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const ws = await loadOptionalPackage<typeof import('ws')>('the reference server', 'ws');
   const { opened, stores } = await openServerStores(options, config, limits, onInternalError);
   const gateway = createStreamGateway({ stores, ...durations, limits, ws });
-  const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
-  opened.listen((change) => applyRemoteChange(opened.working, gateway, change));
   const streams = (environmentId: string) => gateway.subscribersOf(environmentId).length;
+  const feed = createChangeFeed({ maxFeeds: limits.changeFeeds, heartbeatMs: requireDuration('changeFeedHeartbeatMs', options.changeFeedHeartbeatMs ?? 20000, false), streams, environmentIds: () => stores.environments.list().map(({ id }) => id) });
+  const actions = announcingActions(createServerActions({ working: opened.working, control: opened.control, gateway }), opened.working, feed.announce);
+  opened.listen((change) => {
+    applyRemoteChange(opened.working, gateway, change);
+    const told = remoteAdminChange(change, opened.working);
+    if (told) feed.announce(told);
+  });
+  const counted = countingEventStores(stores, opened, feed.received);
   const routes = [
-    ...createSdkRoutes(stores, opened, createRateLimiter(limits.requestsPerSecondPerKey)),
+    ...createSdkRoutes(counted.stores, counted.events, createRateLimiter(limits.requestsPerSecondPerKey)),
+    feed.route,
     ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams }),
     ...createQueueRoutes(opened.identifyQueue, (id) => stores.environments.get(id) !== undefined),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),
@@ -176,12 +187,14 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   try {
     port = await listen(http.server, options.port ?? 0, host);
   } catch (error) {
+    feed.close();
     await gateway.close();
     await opened.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
+    feed.close();
     const released = http.close();
     await gateway.close();
     await released;

@@ -23,6 +23,8 @@ export interface ServerLimits {
   streamsTotal: number;
   /** Requests per second per SDK key on the /sdk/v1/ routes, with bursts of twice that; 0 is no limit. */
   requestsPerSecondPerKey: number;
+  /** Admin change feeds (GET /admin/v1/changes) open at once; past it a feed is refused with a 503. */
+  changeFeeds: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
@@ -35,6 +37,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   streamsPerKey: 100,
   streamsTotal: 10_000,
   requestsPerSecondPerKey: 0,
+  changeFeeds: 32,
 };
 
 /** The limits with defaults for those not given; a value that is not a whole number (≥ 1, or ≥ 0 for the rate) is a RangeError. */
