@@ -242,6 +242,41 @@ describeBrowser(
       expectNoPageProblems(world);
     });
 
+    it('follows the change feed: nothing polled while idle, and an admin change made elsewhere re-reads one environment', async () => {
+      const { world } = suite;
+      const page = await openConsole(world);
+      const admin: string[] = [];
+      page.on('request', (request) => {
+        const { pathname } = new URL(request.url());
+        if (pathname.startsWith('/admin/')) admin.push(`${request.method()} ${pathname}`);
+      });
+      await waitForText(page, 'feed-state', 'live');
+      await page.getByTestId('flag-new-checkout').waitFor();
+      await demoReady(page, 'new-checkout');
+      // What the demo client's first events and stream made the console read, then quiet.
+      await sleep(1500);
+      admin.length = 0;
+      await sleep(3000);
+      // The demo pane's own SDK client posts its evaluations: the feed says so and the events pane
+      // re-reads its lists. Nothing else is asked for, and never a snapshot.
+      expect(admin.filter((request) => !/^GET \/admin\/v1\/(analytics|diagnostics|environments\/production\/identify-queue)$/.test(request)), 'an idle console').toEqual([]);
+
+      const before = version(world);
+      const response = await fetch(`${world.server.baseUrl}/admin/v1/environments/production/flags/from-feed`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${world.server.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ on: true, clientSide: true, variations: [false, true], offVariation: 0, rules: [], fallthrough: { variation: 1 }, salt: 's' }),
+      });
+      expect(response.status).toBe(200);
+      await page.getByTestId('flag-from-feed').waitFor({ timeout: 2000 });
+      await waitForText(page, 'version-production', String(before + 1));
+      expect(admin.filter((request) => !request.includes('/analytics') && !request.includes('/diagnostics') && !request.includes('/identify-queue'))).toEqual([
+        'GET /admin/v1/environments/production',
+      ]);
+
+      expectNoPageProblems(world);
+    });
+
     it('without a token: a prompt saying where the token is, and no admin request until one is given', async () => {
       const { world } = suite;
       const admin: string[] = [];
@@ -277,8 +312,8 @@ describeBrowser(
       await page.getByTestId('token-prompt').waitFor();
       await waitForText(page, 'token-refused', /401 unauthorized/);
       await sleep(1500);
-      // The poll asks for the environments first: one request, refused, and polling stops.
-      expect(admin.map((url) => new URL(url).pathname)).toEqual(['/admin/v1/environments']);
+      // The change feed is asked for first: one request, refused, and nothing follows.
+      expect(admin.map((url) => new URL(url).pathname)).toEqual(['/admin/v1/changes']);
       expectOnlyRefusals(world, 401, 1);
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     });
