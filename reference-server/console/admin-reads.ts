@@ -3,6 +3,7 @@
  * A read asked for while the same read runs runs once more afterwards, never twice at once, so
  * the last answer on screen is never older than the last change heard.
  */
+import type { AdminChange } from '../routes/admin-change-kinds';
 import type { AdminApi, EnvironmentInfo, IdentifyRow, KeyInfo, StoredEvent } from './api';
 
 /** Events and identify rows kept per pane. */
@@ -95,3 +96,22 @@ export function createAdminReads(api: AdminApi, shownId: () => string | null, up
 }
 
 export type AdminReads = ReturnType<typeof createAdminReads>;
+
+/** The reads a change calls for; stream counts come with the change itself. */
+export function followChange(change: AdminChange, reads: AdminReads, shownId: string | null, setStreams: (id: string, streams: number) => void): Promise<void> | void {
+  switch (change.kind) {
+    case 'published':
+      return reads.environment(change.environmentId);
+    case 'key-added':
+    case 'key-revoked':
+      return reads.keys();
+    case 'streams':
+      return setStreams(change.environmentId, change.streams);
+    case 'events':
+      if (change.environmentId !== shownId) return;
+      return Promise.all([reads.events(), change.identify > 0 ? reads.identifyOf(change.environmentId) : undefined]).then(() => undefined);
+    default:
+      // Traits and resyncs change nothing the console shows.
+      return;
+  }
+}

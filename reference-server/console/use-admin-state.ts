@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AdminChange } from '../routes/admin-change-kinds';
 import { AdminError, isAbort, type AdminApi } from './api';
-import { createAdminReads, NO_DATA, type AdminData, type AdminReads } from './admin-reads';
+import { createAdminReads, followChange, NO_DATA, type AdminData, type AdminReads } from './admin-reads';
 import { followChanges, type FeedConnection } from './change-feed';
 
 export { EVENT_LIMIT } from './admin-reads';
@@ -14,25 +13,6 @@ export interface AdminState extends AdminData {
 }
 
 const EMPTY: AdminState = { ...NO_DATA, connection: 'connecting', error: null };
-
-/** The reads a change calls for; stream counts come with the change itself. */
-function follow(change: AdminChange, reads: AdminReads, shownId: string | null, setStreams: (id: string, streams: number) => void): Promise<void> | void {
-  switch (change.kind) {
-    case 'published':
-      return reads.environment(change.environmentId);
-    case 'key-added':
-    case 'key-revoked':
-      return reads.keys();
-    case 'streams':
-      return setStreams(change.environmentId, change.streams);
-    case 'events':
-      if (change.environmentId !== shownId) return;
-      return Promise.all([reads.events(), change.identify > 0 ? reads.identifyOf(change.environmentId) : undefined]).then(() => undefined);
-    default:
-      // Traits and resyncs change nothing the console shows.
-      return;
-  }
-}
 
 /**
  * The admin state, read once when the change feed opens (and again each time it reopens), then
@@ -76,7 +56,7 @@ export function useAdminState(api: AdminApi | null, environmentId: string | null
       origin: api.origin,
       token: api.token,
       onReady: () => void current.all().catch(report),
-      onChange: (change) => void Promise.resolve(follow(change, current, shown.current ?? first.current, setStreams)).catch(report),
+      onChange: (change) => void Promise.resolve(followChange(change, current, shown.current ?? first.current, setStreams)).catch(report),
       onConnection: (connection) => setState((previous) => (previous.connection === connection ? previous : { ...previous, connection })),
       onRefused: refuse,
     });
