@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 import type { Flag } from '../../src/index';
 import { afterAll, expect, it } from 'vitest';
+import { demoConfig, startReferenceServer } from '../../reference-server/index';
 import { bundleConsole } from './console-bundle';
 import { currentFlags, DEMO_CLIENT_KEY, DEMO_STAGING_CLIENT_KEY, describeBrowser, eventually, expectNoPageProblems, sleep, type BrowserWorld } from './harness';
 
@@ -278,6 +279,35 @@ describeBrowser(
       ]);
 
       expectNoPageProblems(world);
+    });
+
+    it('a server gone away: the header says reconnecting, and once back the console reads everything again', async () => {
+      const { world } = suite;
+      const config = { ...demoConfig(), adminToken: 'restart-token' };
+      let server = await startReferenceServer({ config, consoleDir: bundle.dir });
+      try {
+        const page = await (await world.newContext()).newPage();
+        await page.goto(`${server.baseUrl}/#token=restart-token`);
+        await waitForText(page, 'feed-state', 'live');
+        await waitForText(page, 'version-production', '1');
+        const port = server.port;
+        await server.close();
+        await waitForText(page, 'feed-state', 'reconnecting…');
+
+        // The new server holds other versions: only reading everything again shows them.
+        server = await startReferenceServer({ config, consoleDir: bundle.dir, port });
+        await server.publish('production', { schemaVersion: 1, flags: {} });
+        await server.publish('staging', { schemaVersion: 1, flags: {} });
+        await waitForText(page, 'feed-state', 'live');
+        await waitForText(page, 'version-production', '2');
+        await waitForText(page, 'version-staging', '2');
+        const fromNewServer = await server.publish('production', { schemaVersion: 1, flags: {} });
+        await waitForText(page, 'version-production', String(fromNewServer.version));
+        // While it was down, Chromium logged each refused connection; nothing else went wrong.
+        expect(world.problems().filter((problem) => !problem.text.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
+      } finally {
+        await server.close();
+      }
     });
 
     it('without a token: a prompt saying where the token is, and no admin request until one is given', async () => {
