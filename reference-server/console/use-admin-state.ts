@@ -34,7 +34,7 @@ export function useAdminState(api: AdminApi | null, environmentId: string | null
     setState(EMPTY);
     if (!api) return;
     const controller = new AbortController();
-    let stopFeed = () => undefined as void;
+    let stopFeed: () => void = () => undefined;
     const refuse = (error: AdminError) => {
       stopFeed();
       controller.abort();

@@ -98,5 +98,6 @@ export function countingEventStores(stores: ReferenceServerStores, events: Event
       countPerEnvironment(stored, 'analytics', received);
     }),
   };
-  return { stores: { ...stores, diagnostics } as ReferenceServerStores, events: counting };
+  const counted: ReferenceServerStores = { ...stores, diagnostics };
+  return { stores: counted, events: counting };
 }

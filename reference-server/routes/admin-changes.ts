@@ -1,9 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { errorResult, RouteError } from '../http/responses';
+import { errorResult, RouteError, writeResult } from '../http/responses';
 import type { Route } from '../http/router';
 import { createActivityTracker, type ActivitySources } from './admin-activity';
 import { sseEvent, SSE_HEARTBEAT, type AdminChange, type FeedReady, type ReceivedKind } from './admin-change-kinds';
-import { writeResult } from '../http/responses';
 
 /** A repeating timer and its clear function; injected so tests can drive it. */
 export type Every = (callback: () => void, ms: number) => () => void;
@@ -39,7 +38,7 @@ export interface ChangeFeed {
 /** A reader this far behind (bytes not yet sent) is cut off: it reconnects and reads everything again. */
 const BACKLOG_LIMIT = 1024 * 1024;
 
-export const FEED_HEADERS: Readonly<Record<string, string>> = {
+const FEED_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-store',
   // nginx buffers proxied responses unless told not to; a buffered feed delivers nothing.
