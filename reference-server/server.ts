@@ -15,6 +15,8 @@ import { createSdkRoutes } from './routes/sdk';
 import { openStores, retentionOf } from './stores/open-stores';
 import { createQueueRoutes } from './routes/queue';
 import { applyRemoteChange, createServerActions } from './routes/server-actions';
+import { createChangeFeed } from './routes/admin-changes';
+import { announcingActions, countingEventStores, remoteAdminChange } from './routes/admin-change-sources';
 import { generateAdminToken } from './http/sdk-keys';
 import type { SnapshotDraft } from './validation/snapshot-structure';
 import type { ReferenceServerStores } from './stores/contracts';
@@ -90,6 +92,8 @@ export interface ReferenceServerOptions {
   allowDemoCredentials?: boolean;
   /** Called once, when close() has closed the engines, with what it did. The CLI prints it. @default ignore */
   onClose?: (report: ShutdownReport) => void;
+  /** Interval of the comment line on each admin change feed (GET /admin/v1/changes). @default 20000 */
+  changeFeedHeartbeatMs?: number;
 }
 
 /** A snapshot to publish: the envelope is checked, the flags are not, and `version` is ignored. */
@@ -128,6 +132,7 @@ export interface ReferenceServer {
   setTraits(environmentId: string, userId: string, traits: StoredTraits): Promise<void>;
   /**
    * Stops accepting connections and upgrades at once, closes streams with 1001 (going away),
+   * ends every admin change feed,
    * clears every timer, gives in-flight requests up to 2 s to finish, releases the port, then
    * closes the Redis connections and the Postgres pool, and calls `onClose` with what it did.
    * An event batch answered 202 is in its store before the answer: nothing is left to flush.
@@ -228,19 +233,26 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const addressRate = createRateLimiter(limits.requestsPerSecondPerAddress);
   const addressOf = (remoteAddress: string | undefined, headers: IncomingHttpHeaders) => clientAddress(trusted, remoteAddress, headers['x-forwarded-for']);
   const gateway = createStreamGateway({ stores, ...durations, limits, ws, addressRate, clientAddress: (req) => addressOf(req.socket.remoteAddress, req.headers) });
-  const actions = createServerActions({ working: opened.working, control: opened.control, gateway });
-  opened.listen((change) => applyRemoteChange(opened.working, gateway, change));
   const streams = (environmentId: string) => gateway.subscribersOf(environmentId).length;
+  const feed = createChangeFeed({ maxFeeds: limits.changeFeeds, heartbeatMs: requireDuration('changeFeedHeartbeatMs', options.changeFeedHeartbeatMs ?? 20000, false), streams, environmentIds: () => stores.environments.list().map(({ id }) => id) });
+  const actions = announcingActions(createServerActions({ working: opened.working, control: opened.control, gateway }), opened.working, feed.announce);
+  opened.listen((change) => {
+    applyRemoteChange(opened.working, gateway, change);
+    const told = remoteAdminChange(change, opened.working);
+    if (told) feed.announce(told);
+  });
+  const counted = countingEventStores(stores, opened, feed.received);
   const undo = () => gateway.close().then(() => opened.close());
   const { self, registry } = await registerInstance({ ...options, ...instance, onError: onInternalError }, () => gateway.connections.size, undo);
   let lifecycle: Lifecycle = 'serving';
   const routes = [
     ...createHealthRoutes({ probes: engineProbes(opened), timeoutMs: instance.readinessTimeoutMs, lifecycle: () => lifecycle }),
-    ...createSdkRoutes(stores, opened, {
+    ...createSdkRoutes(counted.stores, counted.events, {
       perKey: createRateLimiter(limits.requestsPerSecondPerKey),
       perAddress: addressRate,
       clientAddress: (request) => addressOf(request.remoteAddress, request.headers),
     }),
+    feed.route,
     ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams, instance: () => summarize(self) }),
     ...createInstanceRoutes(registry),
     ...createQueueRoutes(opened.identifyQueue, (id) => stores.environments.get(id) !== undefined),
@@ -259,6 +271,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   try {
     port = await listen(http.server, options.port ?? 0, host);
   } catch (error) {
+    feed.close();
     await gateway.close();
     await registry.close();
     await opened.close();
@@ -271,6 +284,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     const started = performance.now();
     lifecycle = 'closing';
     const deregistered = registry.close();
+    feed.close();
     const released = http.close();
     const streams = await gateway.close();
     const requests = await released;

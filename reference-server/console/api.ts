@@ -68,7 +68,8 @@ export class AdminError extends Error {
 /** Whether `error` is the abort we caused ourselves (unmount, a newer poll). */
 export const isAbort = (error: unknown): boolean => error instanceof DOMException && error.name === 'AbortError';
 
-function errorFromBody(status: number, text: string): AdminError {
+/** The server's error shape as an AdminError; the status line when the body is not that shape. */
+export function errorFromBody(status: number, text: string): AdminError {
   try {
     const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; path?: unknown } };
     if (error && typeof error.message === 'string') {
@@ -108,8 +109,12 @@ export function createAdminApi(token: string, origin = location.origin) {
   const flagPath = (environmentId: string, key: string) => `/environments/${segment(environmentId)}/flags/${segment(key)}`;
 
   return {
+    origin,
+    token,
     environments: (signal?: AbortSignal) =>
       call<{ environments: EnvironmentInfo[] }>('GET', '/environments', undefined, signal).then((r) => r.environments),
+    /** One environment, as `environments` lists it. */
+    environment: (environmentId: string, signal?: AbortSignal) => call<EnvironmentInfo>('GET', `/environments/${segment(environmentId)}`, undefined, signal),
     keys: (signal?: AbortSignal) => call<{ keys: KeyInfo[] }>('GET', '/keys', undefined, signal).then((r) => r.keys),
     createKey: (environmentId: string, kind: KeyKind) =>
       call<{ key: string; kind: KeyKind; environmentId: string }>('POST', `/environments/${segment(environmentId)}/keys`, { kind }),

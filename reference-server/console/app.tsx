@@ -10,7 +10,8 @@ import { demoKeyFor } from './demo-client';
 import { initialToken, saveToken } from './token';
 import { TokenPrompt } from './token-prompt';
 import { ErrorNote } from './ui';
-import { POLL_MS, useAdminState } from './use-admin-state';
+import { useAdminState } from './use-admin-state';
+import { FeedBadge } from './feed-badge';
 
 export function App() {
   const [token, setToken] = useState(initialToken);
@@ -41,16 +42,14 @@ export function App() {
         <span className="spacer" />
         {api ? (
           <>
-            <span className={`live ${state.error ? 'live-failing' : ''}`} data-testid="poll-state" title={`the panes ask the server every ${POLL_MS} ms`}>
-              {state.error ? 'not updating' : 'live'}
-            </span>
+            <FeedBadge connection={state.connection} failing={state.error !== null} />
             <button type="button" data-testid="forget-token" onClick={() => changeToken(null)}>
               Forget token
             </button>
           </>
         ) : null}
       </header>
-      <ErrorNote error={state.error} testId="poll-error" />
+      <ErrorNote error={state.error} testId="read-error" />
       <main className="columns">
         <div className="column wide">
           {!api ? <TokenPrompt refused={refused} onToken={changeToken} /> : null}

@@ -3,7 +3,7 @@
  * context, every flag's value and reason, and a React tree of `useFlag` readers whose render
  * counters show a publish arriving (publish → snapshot.updated → refetch → re-render).
  */
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { EvaluationContext } from '../../src/index';
 import { FlagsProvider, useFlagsStatus } from '../../react/index';
 import type { KeyInfo } from './api';
@@ -23,7 +23,11 @@ export interface DemoPaneProps {
   onPick(key: string): void;
 }
 
-export function DemoPane({ environmentId, keys, picked, onPick }: DemoPaneProps) {
+/**
+ * Memoised: its reads are evaluations, which the client reports as events; re-rendered by every
+ * new event the console reads, it would report more, which the feed announces — a loop.
+ */
+export const DemoPane = memo(function DemoPane({ environmentId, keys, picked, onPick }: DemoPaneProps) {
   const usable = clientKeys(keys, environmentId);
   const sdkKey = demoKeyFor(keys, environmentId, picked);
   const [context, setContext] = useState<EvaluationContext>(START_CONTEXT);
@@ -69,7 +73,7 @@ export function DemoPane({ environmentId, keys, picked, onPick }: DemoPaneProps)
       {body}
     </Pane>
   );
-}
+});
 
 function ClientStatusLine() {
   const { status, connection, source, version } = useFlagsStatus();

@@ -42,6 +42,7 @@ textarea[aria-invalid] { border-color: var(--off); }
 .live { color: var(--on); font-weight: 600; }
 .live::before { content: "●"; margin-right: 4px; }
 .live-failing { color: var(--off); }
+.live-waiting { color: var(--muted); }
 .flag-list { display: flex; flex-direction: column; gap: 10px; }
 .flag { border: 1px solid var(--line); border-left: 4px solid var(--off); border-radius: 8px; padding: 8px 10px; }
 .flag-on { border-left-color: var(--on); }

@@ -34,6 +34,8 @@ export interface ServerLimits {
   requestsPerSecondPerAddress: number;
   /** Requests per second per SDK key on the /sdk/v1/ routes, with bursts of twice that; 0 is no limit. */
   requestsPerSecondPerKey: number;
+  /** Admin change feeds (GET /admin/v1/changes) open at once; past it a feed is refused with a 503. */
+  changeFeeds: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
@@ -52,6 +54,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   streamsTotal: 10_000,
   requestsPerSecondPerAddress: 0,
   requestsPerSecondPerKey: 0,
+  changeFeeds: 32,
 };
 
 /** The limits whose 0 means "no limit"; every other one is at least 1. */

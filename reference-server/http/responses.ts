@@ -31,6 +31,8 @@ export interface HandlerResult {
   body?: unknown;
   /** A body sent as it is with its type: the console's page and script, a snapshot serialised once. */
   file?: { contentType: string; content: string | Buffer };
+  /** Writes the whole response itself, status and headers included: the admin change feed, which stays open. */
+  takeover?: (res: ServerResponse) => void;
 }
 
 /** Thrown by handlers for an expected failure; the router turns it into the error shape. */
@@ -67,6 +69,7 @@ export function errorResult(error: RouteError): HandlerResult {
 }
 
 export function writeResult(res: ServerResponse, result: HandlerResult, extraHeaders: Readonly<Record<string, string>>): void {
+  if (result.takeover) return result.takeover(res);
   const hasBody = (result.body !== undefined || result.file !== undefined) && result.status !== 204 && result.status !== 304;
   let payload: Buffer | undefined;
   let entity: Record<string, string> | undefined;

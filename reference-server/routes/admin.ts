@@ -5,7 +5,7 @@ import type { HandlerRequest, Route } from '../http/router';
 import type { ServerActions } from './server-actions';
 import type { LogPage } from '../stores/bounded-log';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
-import type { EnvironmentStore } from '../stores/environment-store';
+import type { EnvironmentRecord, EnvironmentStore } from '../stores/environment-store';
 import type { KeyStore } from '../stores/key-store';
 import type { KeyRecord } from '../stores/records';
 import type { InstanceSummary } from './instances';
@@ -69,16 +69,14 @@ function param(request: HandlerRequest, name: string): string {
   return value;
 }
 
-/** Every environment with its versions, its current snapshot and its open streams. */
+/** An environment with its versions, its current snapshot and its open streams. */
+function environmentInfo({ id, kind, kv }: EnvironmentRecord, streams: (environmentId: string) => number) {
+  return { id, kind, version: kv.current, versions: [...kv.snapshots.keys()].sort((a, b) => a - b), streams: streams(id), snapshot: kv.snapshots.get(kv.current) };
+}
+
+/** Every environment, as {@link environmentInfo}. */
 function listEnvironments(environments: EnvironmentStore, streams: (environmentId: string) => number) {
-  return environments.list().map(({ id, kind, kv }) => ({
-    id,
-    kind,
-    version: kv.current,
-    versions: [...kv.snapshots.keys()].sort((a, b) => a - b),
-    streams: streams(id),
-    snapshot: kv.snapshots.get(kv.current),
-  }));
+  return environments.list().map((record) => environmentInfo(record, streams));
 }
 
 /** Keys in the order they were added; the cursor is a position in that order. */
@@ -104,6 +102,7 @@ export function createAdminRoutes({ stores, actions, identifyQueue, analytics, s
 
   return [
     { pattern: '/admin/v1/environments', methods: { GET: () => ok({ environments: listEnvironments(stores.environments, streams) }) } },
+    { pattern: '/admin/v1/environments/:id', methods: { GET: (r) => ok(environmentInfo(stores.environments.get(environment(r))!, streams)) } },
     {
       pattern: '/admin/v1/environments/:id/flags/:key',
       methods: {

@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 import type { Flag } from '../../src/index';
 import { afterAll, expect, it } from 'vitest';
+import { demoConfig, startReferenceServer } from '../../reference-server/index';
 import { bundleConsole } from './console-bundle';
 import { currentFlags, DEMO_CLIENT_KEY, DEMO_STAGING_CLIENT_KEY, describeBrowser, eventually, expectNoPageProblems, sleep, type BrowserWorld } from './harness';
 
@@ -242,6 +243,73 @@ describeBrowser(
       expectNoPageProblems(world);
     });
 
+    it('follows the change feed: nothing polled while idle, and an admin change made elsewhere re-reads one environment', async () => {
+      const { world } = suite;
+      const page = await openConsole(world);
+      const admin: string[] = [];
+      page.on('request', (request) => {
+        const { pathname } = new URL(request.url());
+        if (pathname.startsWith('/admin/')) admin.push(`${request.method()} ${pathname}`);
+      });
+      await waitForText(page, 'feed-state', 'live');
+      await page.getByTestId('flag-new-checkout').waitFor();
+      await demoReady(page, 'new-checkout');
+      // What the demo client's first events and its stream made the console read: until 2 s pass without a request.
+      for (let seen = -1, round = 0; seen !== admin.length && round < 10; round++) {
+        seen = admin.length;
+        await sleep(2000);
+      }
+      admin.length = 0;
+      await sleep(3000);
+      // The demo pane's own client reports its first evaluations, which the console reads once;
+      // re-rendering the demo for each such read would evaluate and report again, in a loop.
+      expect(admin, 'an idle console').toEqual([]);
+
+      const before = version(world);
+      const response = await fetch(`${world.server.baseUrl}/admin/v1/environments/production/flags/from-feed`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${world.server.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ on: true, clientSide: true, variations: [false, true], offVariation: 0, rules: [], fallthrough: { variation: 1 }, salt: 's' }),
+      });
+      expect(response.status).toBe(200);
+      await page.getByTestId('flag-from-feed').waitFor({ timeout: 2000 });
+      await waitForText(page, 'version-production', String(before + 1));
+      expect(admin.filter((request) => !request.includes('/analytics') && !request.includes('/diagnostics') && !request.includes('/identify-queue'))).toEqual([
+        'GET /admin/v1/environments/production',
+      ]);
+
+      expectNoPageProblems(world);
+    });
+
+    it('a server gone away: the header says reconnecting, and once back the console reads everything again', async () => {
+      const { world } = suite;
+      const config = { ...demoConfig(), adminToken: 'restart-token' };
+      let server = await startReferenceServer({ config, consoleDir: bundle.dir });
+      try {
+        const page = await (await world.newContext()).newPage();
+        await page.goto(`${server.baseUrl}/#token=restart-token`);
+        await waitForText(page, 'feed-state', 'live');
+        await waitForText(page, 'version-production', '1');
+        const port = server.port;
+        await server.close();
+        await waitForText(page, 'feed-state', 'reconnecting…');
+
+        // The new server holds other versions: only reading everything again shows them.
+        server = await startReferenceServer({ config, consoleDir: bundle.dir, port });
+        await server.publish('production', { schemaVersion: 1, flags: {} });
+        await server.publish('staging', { schemaVersion: 1, flags: {} });
+        await waitForText(page, 'feed-state', 'live');
+        await waitForText(page, 'version-production', '2');
+        await waitForText(page, 'version-staging', '2');
+        const fromNewServer = await server.publish('production', { schemaVersion: 1, flags: {} });
+        await waitForText(page, 'version-production', String(fromNewServer.version));
+        // While it was down, Chromium logged each refused connection; nothing else went wrong.
+        expect(world.problems().filter((problem) => !problem.text.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('without a token: a prompt saying where the token is, and no admin request until one is given', async () => {
       const { world } = suite;
       const admin: string[] = [];
@@ -277,8 +345,8 @@ describeBrowser(
       await page.getByTestId('token-prompt').waitFor();
       await waitForText(page, 'token-refused', /401 unauthorized/);
       await sleep(1500);
-      // The poll asks for the environments first: one request, refused, and polling stops.
-      expect(admin.map((url) => new URL(url).pathname)).toEqual(['/admin/v1/environments']);
+      // The change feed is asked for first: one request, refused, and nothing follows.
+      expect(admin.map((url) => new URL(url).pathname)).toEqual(['/admin/v1/changes']);
       expectOnlyRefusals(world, 401, 1);
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     });
