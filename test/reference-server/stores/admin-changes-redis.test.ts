@@ -16,8 +16,8 @@ describeWithBinaries('the admin change feed across instances on Redis', [redisNe
 
   it("tells B's feed of a publish, a key, traits and a resync made through A, once each", async () => {
     const shared = { redis: redis.url, redisPrefix: freshPrefix(), config: { ...demoConfig(), adminToken: DEMO.adminToken } };
-    const a = await servers.start(shared);
-    const b = await servers.start(shared);
+    const a = await servers.start({ ...shared, allowDemoCredentials: true });
+    const b = await servers.start({ ...shared, allowDemoCredentials: true });
     const feed = await openFeed(b);
     feeds.push(feed);
     await feed.next('ready');
