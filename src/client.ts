@@ -94,8 +94,10 @@ export function createClient<F extends FlagDefaults = FlagDefaults, D extends Fl
   }
 
   identity.loadAnonymousId();
-  const sources = openSnapshotSources(options.bootstrap, options.storageKey, options.syncTabs ?? browserPage, storage, keyFingerprint, dispatch, report);
-  const stream = createStreamLink(Object.assign({}, config, { transport: options.streamTransport, lastKnownVersion: () => shell.state().status.version, dispatch, onError: report }));
+  const syncTabs = options.syncTabs ?? browserPage;
+  const sources = openSnapshotSources(options.bootstrap, options.storageKey, syncTabs, storage, keyFingerprint, dispatch, report);
+  // Tabs that share snapshots also take turns fetching what the stream announces (stream/tab-handover.ts).
+  const stream = createStreamLink(Object.assign({}, config, { transport: options.streamTransport, lastKnownVersion: () => shell.state().status.version, dispatch, onError: report, fetched: syncTabs && shell.fetched }));
   const activity = watchActivity(options, (current) => dispatch({ type: 'activity', activity: current }));
   dispatch({ type: 'start', activity: activity.current() });
 
