@@ -39,10 +39,13 @@ function countByStatus(requests: Array<{ status: number | null }>): string {
 const SETTLE_MS = 300;
 
 describeBrowser('flagplane in Chromium: two tabs', (suite) => {
-  it('with the stream on in both tabs, each publish costs one snapshot GET: one tab fetches, the other takes it over the tab channel', async () => {
+  it.each([
+    ['both visible', 10],
+    ['one of them hidden', 5],
+  ])('with the stream on in both tabs (%s), each publish costs one snapshot GET: one tab fetches, the other takes it over the tab channel', async (visibility, n) => {
     const { world } = suite;
     const [a, b] = await twoTabs(world, true);
-    const n = 10;
+    if (visibility !== 'both visible') await b.evaluate(() => window.fp.setVisibility('hidden'));
     const since = Date.now();
     for (let i = 1; i <= n; i++) {
       const before = Date.now();
@@ -56,7 +59,7 @@ describeBrowser('flagplane in Chromium: two tabs', (suite) => {
       expect(sources.sort(), `publish ${i}: one tab fetched, the other took it from the channel`).toEqual(['network', 'tab']);
     }
     const gets = snapshotGets(world, since);
-    console.log(`two tabs, stream on in both: ${(gets.length / n).toFixed(1)} snapshot GETs per publish (n=${n}; by status ${countByStatus(gets)})`);
+    console.log(`two tabs, stream on in both, ${visibility}: ${(gets.length / n).toFixed(1)} snapshot GETs per publish (n=${n}; by status ${countByStatus(gets)})`);
     for (const page of [a, b]) expect(await page.evaluate(() => window.fp.errors)).toEqual([]);
     expectNoPageProblems(world);
   });

@@ -1,11 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fingerprint } from '../../src/shared/fingerprint';
+import { SHARE_GRACE_MS } from '../../src/stream/tab-handover';
 import { createFakeTabLock } from '../helpers/fake-tab-lock';
 import { useFakeTimersInEachTest } from '../helpers/fake-timers';
 import { connectedFrame, createFakeTransport, recordStream, SDK_KEY } from './harness';
 
 useFakeTimersInEachTest();
+/** Every stream the tests open, closed after each. */
+const opened: Array<{ close(): void }> = [];
 afterEach(() => {
+  for (const connection of opened.splice(0)) connection.close();
   vi.unstubAllGlobals();
 });
 
@@ -25,6 +29,7 @@ function manualFetch() {
 function tab(options: Partial<Parameters<typeof recordStream>[0]> = {}) {
   const sockets = createFakeTransport();
   const stream = recordStream({ transport: sockets.transport, ...options });
+  opened.push(stream.connection);
   sockets.last.open();
   sockets.last.receive(connectedFrame());
   const updated = (version: number) => sockets.last.receive({ type: 'snapshot.updated', environmentId: 'production', version });
@@ -68,8 +73,41 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     fetchB.settle();
     await flush();
     expect(locks.held(LOCK)).toBe(false);
+  });
+
+  it('a tab whose fetch brought the version keeps the lock SHARE_GRACE_MS more, for the channel to deliver it to the next', async () => {
+    const { locks, holder, a, b } = await aHoldsTheLock();
+    b.updated(8);
+    a.setVersion(8);
+    holder.settle();
+    await vi.advanceTimersByTimeAsync(SHARE_GRACE_MS - 1);
+    expect(b.notifies()).toEqual([]);
+    expect(locks.held(LOCK)).toBe(true);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(b.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
+  });
+
+  it('a tab that held the version already (from the channel) passes its turn on at once', async () => {
+    const { locks, holder, a, b } = await aHoldsTheLock();
+    b.updated(8);
+    b.setVersion(8);
+    holder.settle();
+    await flush();
+    expect(b.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
+    expect(locks.held(LOCK)).toBe(false);
+  });
+
+  it('closed during its grace, a tab lets go of the lock at once and leaves no timer', async () => {
+    const { locks, holder, a, b } = await aHoldsTheLock();
+    a.setVersion(8);
+    holder.settle();
+    await flush();
+    expect(locks.held(LOCK)).toBe(true);
     a.connection.close();
     b.connection.close();
+    await flush();
+    expect(locks.held(LOCK)).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('coalesces the notices heard while waiting into one, for the highest version', async () => {
@@ -81,8 +119,6 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     holder.settle();
     await flush();
     expect(b.notifies()).toEqual([{ kind: 'updated', version: 10 }]);
-    a.connection.close();
-    b.connection.close();
   });
 
   it('hands resync on at once, without the lock', async () => {
@@ -91,7 +127,6 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     a.sockets.last.receive({ type: 'snapshot.resync', environmentId: 'production', version: 3, reason: 'operator' });
     expect(a.notifies()).toEqual([{ kind: 'resync', version: 3 }]);
     expect(locks.requested).toEqual([]);
-    a.connection.close();
   });
 
   it('without fetched (tab sync off) every notice goes on at once, and no lock is asked for', () => {
@@ -104,7 +139,6 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
       { kind: 'updated', version: 9 },
     ]);
     expect(locks.requested).toEqual([]);
-    a.connection.close();
   });
 
   it('where there is no navigator.locks (Node 20, React Native, older browsers) it behaves as without tabs', () => {
@@ -112,7 +146,6 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     const a = tab({ fetched: () => new Promise(() => {}) });
     a.updated(8);
     expect(a.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
-    a.connection.close();
   });
 
   it('uses navigator.locks by default, under the name of the key', async () => {
@@ -123,7 +156,6 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     await flush();
     expect(locks.requested).toEqual([LOCK]);
     expect(a.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
-    a.connection.close();
   });
 
   it('a holder that dies (its tab closed) frees the lock: the next tab gets its turn and its notice', async () => {
@@ -137,8 +169,6 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     locks.die(LOCK);
     await flush();
     expect(b.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
-    a.connection.close();
-    b.connection.close();
   });
 
   it('a wait is capped at the request timeout: a stuck holder does not keep the notice from the next tab, whose late turn hands on nothing', async () => {
@@ -156,8 +186,6 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     await flush();
     expect(b.notifies()).toHaveLength(1);
     expect(locks.held(LOCK)).toBe(false);
-    a.connection.close();
-    b.connection.close();
   });
 
   it('a refused lock (an opaque origin) hands the notice on at once', async () => {
@@ -167,7 +195,6 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     a.updated(8);
     await flush();
     expect(a.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
-    a.connection.close();
   });
 
   it('closed while waiting: nothing is handed on, and no timer is left', async () => {
