@@ -54,9 +54,9 @@ export function tabHandover(options: StreamConnectOptions, waitMs: number, stopp
       () =>
         new Promise<void>((resolve) => {
           endTurn = resolve;
-          // Nothing to share (it held the version already), or nothing shared (a failed fetch, an
-          // answer still older): the next tab's turn comes at once.
-          if (heldBefore || !held()) resolve();
+          // Nothing to share (it held the version already), nothing shared (a failed fetch, an
+          // answer still older), or stopped: the next tab's turn comes at once.
+          if (heldBefore || !held() || stopped()) resolve();
           else grace = scheduler.setTimeout(resolve, SHARE_GRACE_MS);
         }),
     );

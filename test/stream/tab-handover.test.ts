@@ -110,6 +110,26 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('closed while waiting, a tab whose late turn finds the version held lets go at once, without a grace timer', async () => {
+    const { locks, holder, a, b } = await aHoldsTheLock();
+    const late = manualFetch();
+    const c = tab({ tabLock: locks.lock, fetched: late.fetched });
+    c.updated(8);
+    c.connection.close();
+    holder.settle();
+    await flush();
+    // c's turn began (its fetch is what it waits for); the version reaches it meanwhile.
+    expect(late.calls()).toBe(1);
+    c.setVersion(8);
+    late.settle();
+    await flush();
+    expect(c.notifies()).toEqual([]);
+    expect(locks.held(LOCK)).toBe(false);
+    a.connection.close();
+    b.connection.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('coalesces the notices heard while waiting into one, for the highest version', async () => {
     const { locks, holder, a, b } = await aHoldsTheLock();
     b.updated(8);
