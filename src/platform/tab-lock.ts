@@ -5,10 +5,12 @@
 export interface TabLock {
   /**
    * Runs `task` once this tab holds the lock named `name`, and keeps the lock until the promise
-   * `task` returns settles; requests are granted in the order they were made. Rejects without
-   * running `task` when the lock cannot be had at all (an opaque origin).
+   * `task` returns settles; requests are granted in the order they were made. With
+   * `ifAvailable`, `task` runs at once either way: given `null` (and holding nothing) when
+   * another request holds the lock or waits for it. Rejects without running `task` when the
+   * lock cannot be had at all (an opaque origin).
    */
-  request(name: string, task: () => Promise<void>): Promise<unknown>;
+  request(name: string, options: { ifAvailable?: boolean }, task: (lock: unknown) => Promise<unknown>): Promise<unknown>;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { TabLock } from '../../src/platform/tab-lock';
 
 interface LockRequest {
   name: string;
-  task: () => Promise<void>;
+  task: (lock: unknown) => Promise<unknown>;
   settle(outcome: 'done' | 'refused'): void;
 }
 
@@ -31,14 +31,16 @@ export function createFakeTabLock() {
         next.settle('done');
         grantNext(name);
       };
-      next.task().then(release, release);
+      next.task({ name }).then(release, release);
     });
   };
 
   const lock: TabLock = {
-    request(name, task) {
+    request(name, { ifAvailable }, task) {
       requested.push(name);
       if (refusing) return Promise.reject(new DOMException('opaque origin', 'SecurityError'));
+      // Taken or waited for: the task runs at once with null, holding nothing.
+      if (ifAvailable && (holders.has(name) || (queues.get(name)?.length ?? 0) > 0)) return Promise.resolve().then(() => task(null));
       return new Promise((resolve, reject) => {
         const request: LockRequest = { name, task, settle: (outcome) => (outcome === 'done' ? resolve(undefined) : reject(new Error('refused'))) };
         queues.set(name, [...(queues.get(name) ?? []), request]);

@@ -61,13 +61,15 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     // A asked first: it holds the lock and hands the notice on; B waits.
     expect(a.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
     expect(b.notifies()).toEqual([]);
-    expect(locks.requested).toEqual([LOCK, LOCK]);
+    // A found the lock free; B found it taken, and waits in line.
+    expect(locks.requested).toEqual([LOCK, LOCK, LOCK]);
     expect(locks.waiting(LOCK)).toBe(1);
     await vi.advanceTimersByTimeAsync(5_000);
     expect(b.notifies()).toEqual([]);
+    b.setVersion(8);
     fetchA.settle();
     await flush();
-    // B's turn: its notice goes on (its client, holding 8 from the tab channel by now, ignores it).
+    // B's turn: it holds 8 (from the tab channel), so its notice goes on at once; its client ignores it.
     expect(b.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
     expect(fetchA.calls()).toBe(1);
     fetchB.settle();
@@ -75,10 +77,9 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     expect(locks.held(LOCK)).toBe(false);
   });
 
-  it('a tab whose fetch brought the version keeps the lock SHARE_GRACE_MS more, for the channel to deliver it to the next', async () => {
-    const { locks, holder, a, b } = await aHoldsTheLock();
+  it('a tab whose turn comes after another tab, without the version, waits SHARE_GRACE_MS for the channel, then hands on', async () => {
+    const { locks, holder, b } = await aHoldsTheLock();
     b.updated(8);
-    a.setVersion(8);
     holder.settle();
     await vi.advanceTimersByTimeAsync(SHARE_GRACE_MS - 1);
     expect(b.notifies()).toEqual([]);
@@ -87,41 +88,37 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     expect(b.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
   });
 
-  it('a tab that held the version already (from the channel) passes its turn on at once', async () => {
-    const { locks, holder, a, b } = await aHoldsTheLock();
-    b.updated(8);
-    b.setVersion(8);
-    holder.settle();
+  it('a tab that finds the lock free takes its turn at once, with no grace', async () => {
+    const locks = createFakeTabLock();
+    const a = tab({ tabLock: locks.lock, fetched: () => Promise.resolve() });
+    a.updated(8);
     await flush();
-    expect(b.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
-    expect(locks.held(LOCK)).toBe(false);
+    expect(a.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
+    expect(locks.requested).toEqual([LOCK]);
   });
 
   it('closed during its grace, a tab lets go of the lock at once and leaves no timer', async () => {
     const { locks, holder, a, b } = await aHoldsTheLock();
-    a.setVersion(8);
+    b.updated(8);
     holder.settle();
     await flush();
     expect(locks.held(LOCK)).toBe(true);
+    expect(b.notifies()).toEqual([]);
     a.connection.close();
     b.connection.close();
     await flush();
+    expect(b.notifies()).toEqual([]);
     expect(locks.held(LOCK)).toBe(false);
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('closed while waiting, a tab whose late turn finds the version held lets go at once, without a grace timer', async () => {
+  it('closed while waiting, a tab whose turn comes later takes no grace, hands on nothing and lets go', async () => {
     const { locks, holder, a, b } = await aHoldsTheLock();
-    const late = manualFetch();
-    const c = tab({ tabLock: locks.lock, fetched: late.fetched });
+    const c = tab({ tabLock: locks.lock, fetched: () => Promise.resolve() });
     c.updated(8);
+    await flush();
     c.connection.close();
     holder.settle();
-    await flush();
-    // c's turn began (its fetch is what it waits for); the version reaches it meanwhile.
-    expect(late.calls()).toBe(1);
-    c.setVersion(8);
-    late.settle();
     await flush();
     expect(c.notifies()).toEqual([]);
     expect(locks.held(LOCK)).toBe(false);
@@ -135,9 +132,11 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     b.updated(8);
     b.updated(10);
     b.updated(9);
-    expect(locks.requested).toHaveLength(2);
-    holder.settle();
     await flush();
+    // A's turn, B's try (taken) and B's place in line: one wait for the three notices.
+    expect(locks.requested).toHaveLength(3);
+    holder.settle();
+    await vi.advanceTimersByTimeAsync(SHARE_GRACE_MS);
     expect(b.notifies()).toEqual([{ kind: 'updated', version: 10 }]);
   });
 
@@ -187,7 +186,8 @@ describe('tab handover: streaming tabs take turns on a lock', () => {
     await flush();
     expect(b.notifies()).toEqual([]);
     locks.die(LOCK);
-    await flush();
+    // B's turn, without the version: the grace, then its notice (its client fetches).
+    await vi.advanceTimersByTimeAsync(SHARE_GRACE_MS);
     expect(b.notifies()).toEqual([{ kind: 'updated', version: 8 }]);
   });
 
