@@ -38,8 +38,8 @@ export function createClient<F extends FlagDefaults = FlagDefaults, D extends Fl
   );
   const http = createHttpClient(config, page.exits);
   // Tab sync and the localStorage cache are a page's: elsewhere they are off unless asked for.
-  const browserPage = inPage();
-  const storage = options.cache ?? ((options.persist ?? browserPage) ? browserStorage() : undefined);
+  const syncTabs = options.syncTabs ?? inPage();
+  const storage = options.cache ?? ((options.persist ?? inPage()) ? browserStorage() : undefined);
   const keyFingerprint = fingerprint(config.sdkKey);
 
   const shell = createMachineShell(config, http, {
@@ -94,8 +94,9 @@ export function createClient<F extends FlagDefaults = FlagDefaults, D extends Fl
   }
 
   identity.loadAnonymousId();
-  const sources = openSnapshotSources(options.bootstrap, options.storageKey, options.syncTabs ?? browserPage, storage, keyFingerprint, dispatch, report);
-  const stream = createStreamLink(Object.assign({}, config, { transport: options.streamTransport, lastKnownVersion: () => shell.state().status.version, dispatch, onError: report }));
+  // Tabs that share snapshots also take turns fetching what the stream announces (stream/tab-handover.ts).
+  const sources = openSnapshotSources(options.bootstrap, options.storageKey, syncTabs, storage, keyFingerprint, dispatch, report);
+  const stream = createStreamLink(Object.assign({}, config, { transport: options.streamTransport, lastKnownVersion: () => shell.state().status.version, dispatch, onError: report, fetched: syncTabs && shell.fetched }));
   const activity = watchActivity(options, (current) => dispatch({ type: 'activity', activity: current }));
   dispatch({ type: 'start', activity: activity.current() });
 

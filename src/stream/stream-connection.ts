@@ -3,6 +3,8 @@ import type { StreamEventOpener, StreamSocket, SocketOpener } from './socket-typ
 import type { StreamError } from './stream-error';
 import type { StreamConnectionState, StreamEvent, StreamNotifyKind } from './stream-machine';
 import { initialStreamState, streamTransition } from './stream-machine';
+import { tabHandover } from './tab-handover';
+import type { TabLock } from '../platform/tab-lock';
 
 export interface StreamConnectionOptions {
   /** The WebSocket gateway origin ({ws_url}); `http(s):` is mapped to `ws(s):`. */
@@ -26,6 +28,18 @@ export interface StreamConnectionOptions {
    * @default 30000
    */
   requestTimeout?: number;
+  /**
+   * Given by a client that shares snapshots with its other tabs (`syncTabs`): resolves once its
+   * fetch in flight, or the one that replaced it, has settled. The tabs of one SDK key then take
+   * turns on a lock, so that one fetches per publish and the others take the snapshot from the
+   * tab channel (docs/client.md). Absent or `false`, every notice is handed on at once.
+   */
+  fetched?: false | (() => Promise<void>);
+  /**
+   * The lock the tabs share.
+   * @default the Web Locks API (`navigator.locks`) where there is one; without it, no turns
+   */
+  tabLock?: TabLock;
 }
 
 /** What the client passes when it opens the stream: everything but the socket opener, which the transport brings. */
@@ -78,6 +92,7 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
   let socket: StreamSocket | undefined;
   // The one timer: the reconnect delay and the silence window are never pending together.
   let timer: unknown;
+  const tabs = tabHandover(options, state.handshakeMs, () => state.connection == 'stopped');
 
   function open(): void {
     let mine: StreamSocket | undefined;
@@ -107,6 +122,7 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
     if (step.timer !== null) timer = scheduler.setTimeout(() => dispatch({ type: 'timer' }), step.timer);
     // A socket is open exactly while connecting or streaming.
     if (state.connection === 'reconnecting' || state.connection === 'stopped') {
+      if (state.connection == 'stopped') tabs.stop();
       // Forgotten first: a socket whose close() fires its close event at once must find it gone.
       const closing = socket;
       socket = undefined;
@@ -120,7 +136,7 @@ export function openStream(options: StreamConnectOptions, openSocket: StreamEven
       } catch {}
     } else if (!socket) open();
     if (step.send) socket?.send(JSON.stringify(step.send));
-    if (step.notify) options.onNotify(step.notify.kind, step.notify.version);
+    if (step.notify) tabs.notify(step.notify.kind, step.notify.version);
     if (step.report) options.onError(step.report);
     // A callback that called close() ran a newer step; the change of this one is then stale.
     if (state === step.state && state.connection !== before.connection) options.onConnectionChange(state.connection);

@@ -15,6 +15,8 @@ export function createStreamLink(options: {
   sdkKey: string;
   scheduler: Scheduler;
   lastKnownVersion(): number | null;
+  /** Given when the client shares snapshots with its other tabs: the stream then takes turns with them. */
+  fetched: false | (() => Promise<void>);
   dispatch(event: MachineEvent): void;
   onError(error: FlagplaneError): void;
 }) {
@@ -46,7 +48,7 @@ export function createStreamLink(options: {
       changed('connecting');
       if (current !== generation) return;
       const failed = threw(() => {
-        // The options carry streamUrl, sdkKey, scheduler, lastKnownVersion and onError already.
+        // The options carry streamUrl, sdkKey, scheduler, lastKnownVersion, fetched and onError already.
         const opened = transport.connect({
           ...(options as typeof options & { streamUrl: string }),
           onNotify: (kind, version) => dispatch({ type: 'stream-notify', kind, version }),

@@ -1,5 +1,6 @@
 import { defaultScheduler } from '../../src/shared/scheduler';
 import type { Scheduler } from '../../src/shared/scheduler';
+import type { TabLock } from '../../src/platform/tab-lock';
 import type { StreamSocketHandlers, SocketOpener } from '../../src/stream/socket-types';
 import { createStreamConnection } from '../../src/stream/stream-connection';
 import type { StreamConnection } from '../../src/stream/stream-connection';
@@ -77,6 +78,9 @@ export interface RecordOptions {
   onCallback?: (recorded: Recorded) => void;
   /** The handshake's window, as the client passes it; none gives the stream's 30 s. */
   requestTimeout?: number;
+  /** What a client sharing snapshots with its tabs passes (tab-handover.ts). */
+  fetched?: () => Promise<void>;
+  tabLock?: TabLock;
 }
 
 /** A stream connection whose callbacks are recorded in one ordered log. */
@@ -101,6 +105,8 @@ export function recordStream(options: RecordOptions) {
     onConnectionChange: (c) => record({ type: 'connection', connection: c }),
     onError: (error) => record({ type: 'error', error }),
     requestTimeout: options.requestTimeout,
+    fetched: options.fetched,
+    tabLock: options.tabLock,
   };
   const connection: StreamConnection =
     typeof transport == 'function' ? createStreamConnection({ ...connectOptions, transport }) : transport.connect(connectOptions);
