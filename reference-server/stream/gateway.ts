@@ -77,6 +77,8 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
   const sessions = new Set<StreamSession>();
   const subscribers = createSubscriberIndex<StreamSession>();
   const fanOut = createFanOut(options.fanOutScheduler);
+  // Pings need no order with the notifications: a round of them must not hold a publish back.
+  const pingFanOut = createFanOut(options.fanOutScheduler);
   let closing = false;
   const admission = createStreamAdmission(options.limits ?? { streamsPerKey: Infinity, streamsTotal: Infinity }, () => sessions.size);
   const currentVersion = (environmentId: string) => stores.environments.get(environmentId)?.kv.current ?? 0;
@@ -106,7 +108,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       if (ping.ts !== ts) ping = { ts, frame: encodeMessage({ type: 'ping', ts }) };
       return sendEncoded(session, ping.frame);
     },
-    visitAll: (targets, visit) => fanOut.send(targets, visit),
+    visitAll: (targets, visit) => pingFanOut.send(targets, visit),
   });
 
   const isOpen = (session: StreamSession) => session.ws.readyState === session.ws.OPEN;
@@ -136,7 +138,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     notifyUpdated(environmentId, version = currentVersion(environmentId)) {
       const frame = encodeMessage({ type: 'snapshot.updated', environmentId, version });
       return fanOut.send(subscribers.of(environmentId), (session) => {
-        // A stream that subscribed since this publish heard of it in its subscribe answer.
+        // A stream that (re)subscribed since this publish heard of it in its subscribe answer.
         if (session.announced >= version || !sendEncoded(session, frame)) return false;
         session.announced = version;
         return true;
@@ -155,6 +157,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       closing = true;
       stopHeartbeat();
       fanOut.stop();
+      pingFanOut.stop();
       const closed = [...sessions].map(
         (session) => new Promise<void>((resolve) => {
           session.ws.once('close', () => resolve());
