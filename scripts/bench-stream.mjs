@@ -41,7 +41,8 @@ const { startReferenceServer } = await load('reference-server/index.ts');
 const { createClient } = await load('src/index.ts');
 const { wsTransport } = await load('adapters/ws.ts');
 
-const server = await startReferenceServer({ port: 0 });
+// Every client connects from 127.0.0.1: the per-address stream limit (500) is off, the rest default.
+const server = await startReferenceServer({ port: 0, limits: { streamsPerAddress: 0 } });
 const sdkKey = await server.createKey('production', 'client');
 const clients = [];
 try {

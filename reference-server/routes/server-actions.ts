@@ -134,8 +134,9 @@ export function createServerActions({ working, control, gateway }: ServerActionD
     if (outcome.kind === 'unknown-environment') throw new RouteError(404, 'not_found', `unknown environment "${environmentId}"`);
     if (outcome.kind === 'conflict') throw new Error(`environment "${environmentId}" changed during the write`);
     working.environments.put(outcome.snapshot);
-    // The version this write made: in memory, later writes may already have applied.
-    gateway.notifyUpdated(environmentId, outcome.snapshot.version);
+    // The version this write made: in memory, later writes may already have applied. The
+    // answer does not wait for the last stream to be told (the fan-out yields as it goes).
+    void gateway.notifyUpdated(environmentId, outcome.snapshot.version);
     return outcome.snapshot.version;
   };
   const editor = createFlagEditor(control, committed);
@@ -157,7 +158,7 @@ export function createServerActions({ working, control, gateway }: ServerActionD
     async resync(environmentId) {
       requireEnvironment(environmentId);
       await control.announceResync(environmentId);
-      return { environmentId, notified: gateway.notifyResync(environmentId, 'operator') };
+      return { environmentId, notified: await gateway.notifyResync(environmentId, 'operator') };
     },
     async createKey(environmentId, kind) {
       requireEnvironment(environmentId);
@@ -205,10 +206,10 @@ export function createServerActions({ working, control, gateway }: ServerActionD
 export function applyRemoteChange(working: WorkingCopy, gateway: StreamGateway, change: ControlChange): void {
   if (change.kind === 'published') {
     // An older version arriving late moves nothing, so nobody is told.
-    if (working.environments.put(change.snapshot)) gateway.notifyUpdated(change.environmentId, change.snapshot.version);
+    if (working.environments.put(change.snapshot)) void gateway.notifyUpdated(change.environmentId, change.snapshot.version);
     return;
   }
   applyChange(working, change);
   if (change.kind === 'key-revoked') gateway.closeKey(change.key, CLOSE_CODES.revoked, 'the SDK key has been revoked');
-  else if (change.kind === 'resync') gateway.notifyResync(change.environmentId, 'operator');
+  else if (change.kind === 'resync') void gateway.notifyResync(change.environmentId, 'operator');
 }

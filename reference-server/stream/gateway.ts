@@ -8,12 +8,15 @@ import type { ReferenceServerStores } from '../stores/contracts';
 import { createStreamAdmission, type StreamLimits } from './admission';
 import { handshakeRefusal, keyFromHandshake, selectProtocol } from './handshake';
 import { startHeartbeat } from './heartbeat';
+import { createFanOut, type FanOutScheduler } from './fan-out';
 import type { ResyncReason } from './messages';
-import { CLOSE_CODES, STREAM_PATH } from './messages';
-import { closeSession, createSession, runSession, send, type SessionContext, type StreamSession } from './session';
+import { CLOSE_CODES, encodeMessage, STREAM_PATH } from './messages';
+import { closeSession, createSession, runSession, sendEncoded, type SessionContext, type StreamSession } from './session';
+import { createSubscriberIndex } from './subscribers';
 
 export interface StreamOptions {
-  stores: ReferenceServerStores;
+  /** What the streams read: keys to authenticate, each environment's current version, and where refusals are counted. */
+  stores: Pick<ReferenceServerStores, 'environments' | 'keys' | 'evictions'>;
   heartbeatMs: number;
   transportPingMs: number;
   connectedDelayMs: number;
@@ -25,15 +28,21 @@ export interface StreamOptions {
   addressRate?: RateLimiter;
   /** The client's address (http/client-address.ts). @default the socket's */
   clientAddress?: (req: IncomingMessage) => string;
+  /** Where the notification fan-out reads the time and yields between slices. @default setImmediate and performance.now() */
+  fanOutScheduler?: FanOutScheduler;
 }
 
 export interface StreamGateway {
   /** The `upgrade` listener of the HTTP server. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Sends `snapshot.updated` with `version` (the current one by default) to every subscriber of the environment. */
-  notifyUpdated(environmentId: string, version?: number): number;
-  /** Sends `snapshot.resync` to every subscriber of the environment. */
-  notifyResync(environmentId: string, reason: ResyncReason): number;
+  /**
+   * Sends `snapshot.updated` with `version` (the current one by default) to every subscriber of
+   * the environment, in slices that yield to the event loop, after the notifications queued
+   * before it. Resolves with how many streams it was sent to, once it was sent to all.
+   */
+  notifyUpdated(environmentId: string, version?: number): Promise<number>;
+  /** Sends `snapshot.resync` to every subscriber of the environment, as notifyUpdated does. */
+  notifyResync(environmentId: string, reason: ResyncReason): Promise<number>;
   /** Closes every stream opened with `key`. */
   closeKey(key: string, code: number, reason: string): number;
   readonly connections: ReadonlySet<StreamSession>;
@@ -73,11 +82,18 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
   const { stores, heartbeatMs, transportPingMs, connectedDelayMs } = options;
   const wss = createWebSocketServer(options.ws);
   const sessions = new Set<StreamSession>();
+  const subscribers = createSubscriberIndex<StreamSession>();
+  const fanOut = createFanOut(options.fanOutScheduler);
+  // Pings need no order with the notifications: a round of them must not hold a publish back.
+  const pingFanOut = createFanOut(options.fanOutScheduler);
   let closing = false;
   const admission = createStreamAdmission(options.limits ?? { streamsPerAddress: 0, streamsPerKey: 0, streamsTotal: Infinity }, () => sessions.size, options.addressRate);
   const clientAddress = options.clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown');
   const currentVersion = (environmentId: string) => stores.environments.get(environmentId)?.kv.current ?? 0;
-  const context: SessionContext = { keys: stores.keys, heartbeatMs, connectedDelayMs, currentVersion };
+  const onSubscribed = (session: StreamSession) => {
+    if (session.environmentId !== undefined) subscribers.add(session.environmentId, session);
+  };
+  const context: SessionContext = { keys: stores.keys, heartbeatMs, connectedDelayMs, currentVersion, onSubscribed };
 
   function onConnection(ws: WebSocket, req: IncomingMessage, address: string): void {
     const session = createSession(ws, keyFromHandshake(req));
@@ -86,20 +102,25 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     ws.on('close', () => {
       clearTimeout(session.authTimer);
       sessions.delete(session);
+      if (session.subscribed && session.environmentId !== undefined) subscribers.remove(session.environmentId, session);
       admission.count(session.offeredKey, address, -1);
     });
     runSession(session, context);
   }
 
+  let ping: { ts: number; frame: Buffer } = { ts: NaN, frame: Buffer.alloc(0) };
   const stopHeartbeat = startHeartbeat(sessions, {
     heartbeatMs,
     transportPingMs,
-    sendPing: (session) => send(session, { type: 'ping', ts: Date.now() }),
+    sendPing: (session, ts) => {
+      if (ping.ts !== ts) ping = { ts, frame: encodeMessage({ type: 'ping', ts }) };
+      return sendEncoded(session, ping.frame);
+    },
+    visitAll: (targets, visit) => pingFanOut.send(targets, visit),
   });
 
-  function subscribersOf(environmentId: string): StreamSession[] {
-    return [...sessions].filter((s) => s.phase === 'open' && s.subscribed && s.environmentId === environmentId);
-  }
+  const isOpen = (session: StreamSession) => session.ws.readyState === session.ws.OPEN;
+  const subscribersOf = (environmentId: string) => subscribers.of(environmentId).filter(isOpen);
 
   return {
     connections: sessions,
@@ -125,11 +146,17 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req, address));
     },
     notifyUpdated(environmentId, version = currentVersion(environmentId)) {
-      return subscribersOf(environmentId).filter((s) => send(s, { type: 'snapshot.updated', environmentId, version })).length;
+      const frame = encodeMessage({ type: 'snapshot.updated', environmentId, version });
+      return fanOut.send(subscribers.of(environmentId), (session) => {
+        // A stream that (re)subscribed since this publish heard of it in its subscribe answer.
+        if (session.announced >= version || !sendEncoded(session, frame)) return false;
+        session.announced = version;
+        return true;
+      });
     },
     notifyResync(environmentId, reason) {
-      const version = currentVersion(environmentId);
-      return subscribersOf(environmentId).filter((s) => send(s, { type: 'snapshot.resync', environmentId, version, reason })).length;
+      const frame = encodeMessage({ type: 'snapshot.resync', environmentId, version: currentVersion(environmentId), reason });
+      return fanOut.send(subscribers.of(environmentId), (session) => sendEncoded(session, frame));
     },
     closeKey(key, code, reason) {
       const matching = [...sessions].filter((s) => s.offeredKey === key);
@@ -139,6 +166,8 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     async close() {
       closing = true;
       stopHeartbeat();
+      fanOut.stop();
+      pingFanOut.stop();
       const closed = [...sessions].map(
         (session) => new Promise<void>((resolve) => {
           session.ws.once('close', () => resolve());

@@ -8,11 +8,30 @@ export interface HeartbeatTarget {
   alive: boolean;
 }
 
+/** Visits each of `targets` with `visit`, all at once or in slices (the stream fan-out). */
+export type HeartbeatVisitor = <T>(targets: readonly T[], visit: (target: T) => boolean) => unknown;
+
 export interface HeartbeatOptions<T extends HeartbeatTarget> {
   heartbeatMs: number;
   transportPingMs: number;
-  /** Sends the application `ping` frame. */
-  sendPing(target: T): void;
+  /** Sends the application `ping` frame; every connection of one round gets the same `ts`. */
+  sendPing(target: T, ts: number): boolean;
+  /** How a round visits the connections. @default every one at once */
+  visitAll?: HeartbeatVisitor;
+}
+
+const visitAtOnce: HeartbeatVisitor = (targets, visit) => targets.forEach(visit);
+
+/** The ws README heartbeat: a socket that did not answer the previous ping frame is dead. */
+function transportPing(target: HeartbeatTarget): boolean {
+  if (target.ws.readyState !== target.ws.OPEN) return false;
+  if (!target.alive) {
+    target.ws.terminate();
+    return false;
+  }
+  target.alive = false;
+  target.ws.ping();
+  return true;
 }
 
 /**
@@ -20,25 +39,17 @@ export interface HeartbeatOptions<T extends HeartbeatTarget> {
  * `connected`, and a WebSocket ping frame every `transportPingMs`. Returns the stop function.
  */
 export function startHeartbeat<T extends HeartbeatTarget>(targets: Iterable<T>, options: HeartbeatOptions<T>): () => void {
+  const visitAll = options.visitAll ?? visitAtOnce;
   const appPing = setInterval(() => {
-    for (const target of targets) if (target.phase === 'open') options.sendPing(target);
+    const ts = Date.now();
+    visitAll(
+      [...targets].filter((target) => target.phase === 'open'),
+      (target) => options.sendPing(target, ts),
+    );
   }, options.heartbeatMs);
-
-  // The ws README heartbeat: a socket that did not answer the previous ping frame is dead.
-  const transportPing = setInterval(() => {
-    for (const target of targets) {
-      if (target.ws.readyState !== target.ws.OPEN) continue;
-      if (!target.alive) {
-        target.ws.terminate();
-        continue;
-      }
-      target.alive = false;
-      target.ws.ping();
-    }
-  }, options.transportPingMs);
-
+  const transport = setInterval(() => visitAll([...targets], transportPing), options.transportPingMs);
   return () => {
     clearInterval(appPing);
-    clearInterval(transportPing);
+    clearInterval(transport);
   };
 }

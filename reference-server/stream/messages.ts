@@ -23,6 +23,14 @@ export type ServerMessage =
   | { type: 'ping'; ts: number }
   | { type: 'pong'; ts: number };
 
+/**
+ * A message serialised once, to be sent as it is to any number of streams (a publish
+ * announces the same bytes to every subscriber).
+ */
+export function encodeMessage(message: ServerMessage): Buffer {
+  return Buffer.from(JSON.stringify(message), 'utf8');
+}
+
 export type ClientFrame =
   | { type: 'subscribe'; environmentId: string; lastKnownVersion: number | null }
   | { type: 'ping'; ts: number }

@@ -12,6 +12,11 @@ export interface StreamSession {
   phase: 'authenticating' | 'open';
   environmentId: string | undefined;
   subscribed: boolean;
+  /**
+   * The newest version this stream was told of by `snapshot.updated` or a subscribe answer
+   * (0 before): a fan-out still under way skips a stream that already heard its version.
+   */
+  announced: number;
   /** Cleared before each transport ping, set again by the pong. */
   alive: boolean;
   authTimer: ReturnType<typeof setTimeout> | undefined;
@@ -24,6 +29,8 @@ export interface SessionContext {
   readonly connectedDelayMs: number;
   /** The environment's `current` version, 0 when unknown. */
   currentVersion(environmentId: string): number;
+  /** Called once, when the stream first subscribes: publishes reach it from then on. */
+  onSubscribed(session: StreamSession): void;
 }
 
 // `ignoreBOM` keeps a leading BOM in the text, so such a frame is refused as not JSON.
@@ -31,13 +38,20 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A session that has not yet authenticated. */
 export function createSession(ws: WebSocket, offeredKey: string | undefined): StreamSession {
-  return { ws, offeredKey, phase: 'authenticating', environmentId: undefined, subscribed: false, alive: true, authTimer: undefined };
+  return { ws, offeredKey, phase: 'authenticating', environmentId: undefined, subscribed: false, announced: 0, alive: true, authTimer: undefined };
 }
 
 /** Sends to an open stream; false when the stream is closing or closed. */
 export function send(session: StreamSession, message: ServerMessage): boolean {
   if (session.ws.readyState !== session.ws.OPEN) return false;
   session.ws.send(JSON.stringify(message));
+  return true;
+}
+
+/** Sends a frame serialised once for many streams (encodeMessage); false when the stream is closing or closed. */
+export function sendEncoded(session: StreamSession, frame: Buffer): boolean {
+  if (session.ws.readyState !== session.ws.OPEN) return false;
+  session.ws.send(frame, { binary: false });
   return true;
 }
 
@@ -75,8 +89,12 @@ function onSubscribe(session: StreamSession, context: SessionContext, environmen
     closeSession(session, CLOSE_CODES.protocolError, `subscribe for environment "${environmentId}", but the key belongs to "${session.environmentId}"`);
     return;
   }
-  session.subscribed = true;
+  if (!session.subscribed) {
+    session.subscribed = true;
+    context.onSubscribed(session);
+  }
   const version = context.currentVersion(environmentId);
+  session.announced = version;
   const answer = answerSubscribe(lastKnownVersion, version);
   if (answer.type === 'snapshot.updated') send(session, { type: answer.type, environmentId, version });
   if (answer.type === 'snapshot.resync') send(session, { type: answer.type, environmentId, version, reason: answer.reason });
