@@ -1,14 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
-import { errorBody, writeRawError } from '../http/responses';
+import { errorBody, writeRawError, type ErrorBody } from '../http/responses';
 import { splitTarget } from '../http/router';
 import type { RateLimiter } from '../http/rate-limit';
 import type { ReferenceServerStores } from '../stores/contracts';
 import { createStreamAdmission, type StreamLimits } from './admission';
 import { handshakeRefusal, keyFromHandshake, selectProtocol } from './handshake';
 import { startHeartbeat } from './heartbeat';
-import { createFanOut, type FanOutScheduler } from './fan-out';
+import { createFanOut, type FanOut, type FanOutScheduler } from './fan-out';
 import type { ResyncReason } from './messages';
 import { CLOSE_CODES, encodeMessage, STREAM_PATH } from './messages';
 import { closeSession, createSession, runSession, sendEncoded, type SessionContext, type StreamSession } from './session';
@@ -78,6 +78,40 @@ function createWebSocketServer(ws: StreamOptions['ws']): WebSocketServer {
   return wss;
 }
 
+/** The heartbeat of every stream: one `ping` frame per round, serialised once, sent in slices of its own queue. */
+function startPings(sessions: ReadonlySet<StreamSession>, intervals: { heartbeatMs: number; transportPingMs: number }, pingFanOut: FanOut): () => void {
+  let ping: { ts: number; frame: Buffer } = { ts: NaN, frame: Buffer.alloc(0) };
+  return startHeartbeat(sessions, {
+    ...intervals,
+    sendPing: (session, ts) => {
+      if (ping.ts !== ts) ping = { ts, frame: encodeMessage({ type: 'ping', ts }) };
+      return sendEncoded(session, ping.frame);
+    },
+    visitAll: (targets, visit) => pingFanOut.send(targets, visit),
+  });
+}
+
+/** Why an upgrade is refused before the limits are asked: the instance is closing, or it is not the stream's path. */
+function routeRefusal(closing: boolean, req: IncomingMessage): { status: number; body: ErrorBody; headers?: Record<string, string> } | undefined {
+  // An upgrade on a connection that was open before close(): the listener is already closed.
+  if (closing) return { status: 503, body: errorBody('unavailable', 'this instance is shutting down: connect again'), headers: { 'Retry-After': '1' } };
+  const { path } = splitTarget(req.url ?? '/');
+  return path === STREAM_PATH ? undefined : { status: 404, body: errorBody('not_found', `no WebSocket route ${path}`) };
+}
+
+/** Closes every stream with 1001 and the WebSocket server; resolves with how many streams it closed, once each has. */
+async function closeAll(sessions: ReadonlySet<StreamSession>, wss: WebSocketServer): Promise<number> {
+  const closed = [...sessions].map(
+    (session) => new Promise<void>((resolve) => {
+      session.ws.once('close', () => resolve());
+      closeSession(session, CLOSE_CODES.goingAway, 'going away');
+    }),
+  );
+  await Promise.all(closed);
+  await new Promise<void>((resolve) => wss.close(() => resolve()));
+  return closed.length;
+}
+
 export function createStreamGateway(options: StreamOptions): StreamGateway {
   const { stores, heartbeatMs, transportPingMs, connectedDelayMs } = options;
   const wss = createWebSocketServer(options.ws);
@@ -108,16 +142,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     runSession(session, context);
   }
 
-  let ping: { ts: number; frame: Buffer } = { ts: NaN, frame: Buffer.alloc(0) };
-  const stopHeartbeat = startHeartbeat(sessions, {
-    heartbeatMs,
-    transportPingMs,
-    sendPing: (session, ts) => {
-      if (ping.ts !== ts) ping = { ts, frame: encodeMessage({ type: 'ping', ts }) };
-      return sendEncoded(session, ping.frame);
-    },
-    visitAll: (targets, visit) => pingFanOut.send(targets, visit),
-  });
+  const stopHeartbeat = startPings(sessions, { heartbeatMs, transportPingMs }, pingFanOut);
 
   const isOpen = (session: StreamSession) => session.ws.readyState === session.ws.OPEN;
   const subscribersOf = (environmentId: string) => subscribers.of(environmentId).filter(isOpen);
@@ -126,14 +151,9 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
     connections: sessions,
     subscribersOf,
     handleUpgrade(req, socket, head) {
-      if (closing) {
-        // An upgrade on a connection that was open before close(): the listener is already closed.
-        writeRawError(socket, 503, errorBody('unavailable', 'this instance is shutting down: connect again'), { 'Retry-After': '1' });
-        return;
-      }
-      const { path } = splitTarget(req.url ?? '/');
-      if (path !== STREAM_PATH) {
-        writeRawError(socket, 404, errorBody('not_found', `no WebSocket route ${path}`));
+      const refused = routeRefusal(closing, req);
+      if (refused) {
+        writeRawError(socket, refused.status, refused.body, refused.headers);
         return;
       }
       const address = clientAddress(req);
@@ -168,15 +188,7 @@ export function createStreamGateway(options: StreamOptions): StreamGateway {
       stopHeartbeat();
       fanOut.stop();
       pingFanOut.stop();
-      const closed = [...sessions].map(
-        (session) => new Promise<void>((resolve) => {
-          session.ws.once('close', () => resolve());
-          closeSession(session, CLOSE_CODES.goingAway, 'going away');
-        }),
-      );
-      await Promise.all(closed);
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      return closed.length;
+      return closeAll(sessions, wss);
     },
   };
 }
