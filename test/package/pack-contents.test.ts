@@ -68,8 +68,9 @@ describe('the packed package', () => {
     expect(unexpected).toEqual([]);
   });
 
-  // 2.5 MB after issue 23; issue 25 added the flagplane bin, the devtools entry and three docs (docs/size.md).
-  it('stays under 2.75 MB unpacked (3.7 MB with every map and docs/console.png before issue 23)', () => {
-    expect(packed.unpackedSize).toBeLessThan(2_750_000);
+  // 2.5 MB after issue 23; issue 25 added the flagplane bin, the devtools entry and three docs; issue 27
+  // the data plane's operations, server-only (docs/size.md, Package contents).
+  it('stays under 3.1 MB unpacked (3.7 MB with every map and docs/console.png before issue 23)', () => {
+    expect(packed.unpackedSize).toBeLessThan(3_100_000);
   });
 });
