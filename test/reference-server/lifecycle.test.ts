@@ -213,8 +213,12 @@ describe('close(): what it reports, and what it refuses while closing', () => {
     const socket = openRaw(server);
     await new Promise((resolve) => socket.once('connect', resolve));
     const all = received(socket);
+    // The request begun before close() (Node 22 and later close a connection with none at once), ended after it.
+    const request = upgradeRequest('/sdk/v1/stream');
+    socket.write(request.slice(0, -2));
+    await sleep(50);
     const closing = server.close();
-    socket.write(upgradeRequest('/sdk/v1/stream'));
+    socket.write(request.slice(-2));
     const responses = parseResponses(await withTimeout(all, 3000, 'the connection closed'));
     await withTimeout(closing, 5000, 'close()');
     expect(responses.map((response) => response.status)).toEqual([503]);

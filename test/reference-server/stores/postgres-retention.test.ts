@@ -213,8 +213,6 @@ describeWithBinaries('Postgres retention', [postgresNeed], () => {
 
   it('stops its timer on close and ends the pool', async () => {
     const db = await database();
-    const timeouts = () => process.getActiveResourcesInfo().filter((what) => what === 'Timeout').length;
-    const before = timeouts();
     // Real timers, watched: which of the loop's timers are still set.
     const live = new Set<ReturnType<typeof setTimeout>>();
     const timers: PruneTimers = {
@@ -235,8 +233,8 @@ describeWithBinaries('Postgres retention', [postgresNeed], () => {
     await waitFor(() => live.size === 1, 5000, 'the timer of the next prune');
     await stores.close();
     expect(live.size).toBe(0);
-    // The pool's idle timers are gone too: nothing the store started is left.
-    expect(timeouts()).toBe(before);
+    // The pool has ended (its idle timers with it): a query is refused. A count of the process's
+    // timers is no proof here: test files in other workers of the same process start and stop theirs.
     await expect(stores.analytics.list()).rejects.toThrow(/pool/i);
   });
 
