@@ -10,11 +10,22 @@ import type { EnvironmentInfo, FlagChange } from './api';
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  // Plain loops: this runs over every member of 10,000 flags after each publish.
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
   if (Array.isArray(b)) return false;
-  const keysA = Object.keys(a);
-  if (keysA.length !== Object.keys(b).length) return false;
-  return keysA.every((key) => Object.hasOwn(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let members = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+    members++;
+  }
+  for (const key in right) if (Object.hasOwn(right, key) && --members < 0) return false;
+  return members === 0;
 }
 
 /** `next`'s flags, each replaced by the shown one when their JSON is the same; `shown` itself when nothing differs. */

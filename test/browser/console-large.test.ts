@@ -173,8 +173,26 @@ describeBrowser(
       expect(mounted.length).toBeGreaterThan(0);
       expect(new Set(mounted).size).toBe(mounted.length);
       const shownKey = keyOf(1);
+      const shownAt = page.evaluate(
+        (id) =>
+          new Promise<number>((resolve) => {
+            const check = () => (document.querySelector(`[data-testid="${id}"]`)?.textContent === 'ON' ? resolve(performance.now()) : requestAnimationFrame(check));
+            check();
+          }),
+        `flag-state-${shownKey}`,
+      );
       await patch(shownKey, { on: true });
+      const shownMs = await shownAt;
       await waitForText(page, `flag-state-${shownKey}`, 'ON');
+      const read = await page.evaluate(() => {
+        const entries = performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('/admin/v1/environments/production')) as PerformanceResourceTiming[];
+        const last = entries.at(-1)!;
+        return { startTime: last.startTime, responseEnd: last.responseEnd, bytes: last.decodedBodySize };
+      });
+      console.log(
+        `console, ${FLAGS} flags: a change made elsewhere → the feed's read of the environment (${(read.bytes / 1048576).toFixed(1)} MiB) ${(read.responseEnd - read.startTime).toFixed(0)} ms, ` +
+          `then shown ${(shownMs - read.responseEnd).toFixed(0)} ms after its answer (parse, merge, render)`,
+      );
       await sleep(300);
       expect(await takeRenders(page)).toEqual([shownKey]);
 
