@@ -106,6 +106,10 @@ describeBrowser(
       expect((await rows(page)).rows).toBeLessThan(MAX_ROWS);
       await page.getByTestId('flag-search').fill('flag-09997');
       await waitForText(page, 'flag-count', '1 of 10,000 flags');
+      // The fragment keeps it across a reload (the token is in the tab's sessionStorage).
+      await page.reload();
+      await waitForText(page, 'flag-count', '1 of 10,000 flags');
+      expect(await page.getByTestId('flag-search').inputValue()).toBe('flag-09997');
 
       // A toggle is one PATCH of that flag; the card shows it from the answer.
       const key = keyOf(9997);
@@ -129,9 +133,16 @@ describeBrowser(
       expect(await page.getByTestId('flag-search').inputValue()).toBe('flag-09997');
       expect(await text(page, 'flag-count')).toBe('1 of 10,000 flags');
 
-      // Every flag again; the keyboard scrolls the list to its end.
+      // Every flag again. Tab walks through the cards' controls past the first window: the
+      // focused control scrolls into view and the rows after it are rendered on the way.
       await page.getByTestId('flag-search').fill('');
       await waitForText(page, 'flag-count', '10,000 flags');
+      await page.getByTestId(`toggle-${keyOf(0)}`).focus();
+      for (let press = 0; press < 120; press++) await page.keyboard.press('Tab');
+      const tabbedTo = await page.evaluate(() => Number(document.activeElement?.closest('[role="listitem"]')?.getAttribute('aria-posinset')));
+      expect(tabbedTo).toBeGreaterThan(loaded.rows);
+      expect((await rows(page)).rows).toBeLessThan(MAX_ROWS);
+      // The keyboard scrolls the list to its end.
       await page.getByTestId('flag-list').focus();
       for (let round = 0; round < 10 && !(await page.getByTestId(`flag-${keyOf(FLAGS - 1)}`).count()); round++) {
         await page.keyboard.press('End');
