@@ -72,10 +72,10 @@ export function mergeEnvironments(shown: EnvironmentInfo[] | null, next: Environ
 export function withFlagChange(environments: EnvironmentInfo[] | null, change: FlagChange): EnvironmentInfo[] | null {
   const index = environments?.findIndex((environment) => environment.id === change.environmentId) ?? -1;
   const shown = index === -1 ? undefined : environments![index]!;
-  if (!shown || shown.version !== change.version - 1) return environments;
+  if (!shown || shown.version !== change.version - 1 || (!change.removed && change.flag === undefined)) return environments;
   const flags = { ...shown.snapshot.flags };
-  if (change.flag === undefined) delete flags[change.key];
-  else flags[change.key] = change.flag;
+  if (change.removed) delete flags[change.key];
+  else flags[change.key] = change.flag!;
   const next: EnvironmentInfo = { ...shown, version: change.version, versions: [...shown.versions, change.version], snapshot: { ...shown.snapshot, ...('version' in shown.snapshot ? { version: change.version } : {}), flags } };
   return environments!.map((environment, i) => (i === index ? next : environment));
 }

@@ -133,10 +133,21 @@ describeBrowser(
       expect(await page.getByTestId('flag-search').inputValue()).toBe('flag-09997');
       expect(await text(page, 'flag-count')).toBe('1 of 10,000 flags');
 
+      // Delete is one DELETE of that flag, shown from its answer too.
+      await page.getByTestId('flag-search').fill('flag-0999');
+      await waitForText(page, 'flag-count', '10 of 10,000 flags');
+      admin.length = 0;
+      await page.getByTestId(`delete-${keyOf(9998)}`).click();
+      await page.getByTestId(`confirm-delete-${keyOf(9998)}`).click();
+      await waitForText(page, 'flag-count', '9 of 9,999 flags');
+      expect(await page.getByTestId(`flag-${keyOf(9998)}`).count()).toBe(0);
+      expect(currentFlags(world)[keyOf(9998)]).toBeUndefined();
+      expect(admin.filter((request) => !/\/(analytics|diagnostics|identify-queue)$/.test(request))[0]).toBe(`DELETE /admin/v1/environments/production/flags/${keyOf(9998)}`);
+
       // Every flag again. Tab walks through the cards' controls past the first window: the
       // focused control scrolls into view and the rows after it are rendered on the way.
       await page.getByTestId('flag-search').fill('');
-      await waitForText(page, 'flag-count', '10,000 flags');
+      await waitForText(page, 'flag-count', '9,999 flags');
       await page.getByTestId(`toggle-${keyOf(0)}`).focus();
       for (let press = 0; press < 120; press++) await page.keyboard.press('Tab');
       const tabbedTo = await page.evaluate(() => Number(document.activeElement?.closest('[role="listitem"]')?.getAttribute('aria-posinset')));

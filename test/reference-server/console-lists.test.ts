@@ -98,7 +98,9 @@ describe('withFlagChange', () => {
     expect(next[0]!.snapshot.version).toBe(4);
     expect(next[0]!.snapshot.flags.a!.on).toBe(true);
     expect(next[0]!.snapshot.flags.b).toBe(shown[0]!.snapshot.flags.b);
-    expect(Object.keys(withFlagChange(shown, change(4, 'b'))![0]!.snapshot.flags)).toEqual(['a']);
+    expect(Object.keys(withFlagChange(shown, { ...change(4, 'b'), removed: true })![0]!.snapshot.flags)).toEqual(['a']);
+    // An answer without the flag, not a DELETE's: nothing to show from it, the feed's read will.
+    expect(withFlagChange(shown, change(4, 'b'))).toBe(shown);
   });
 
   it('leaves a gap to the feed: a version that is not the next one, or another environment', () => {
