@@ -5,6 +5,7 @@
  */
 import type { AdminChange } from '../routes/admin-change-kinds';
 import type { AdminApi, EnvironmentInfo, IdentifyRow, KeyInfo, StoredEvent } from './api';
+import { mergeEnvironment, mergeEnvironments } from './environment-merge';
 
 /** Events and identify rows kept per pane. */
 export const EVENT_LIMIT = 30;
@@ -25,14 +26,14 @@ export function keep<T>(previous: T, next: T): T {
   return JSON.stringify(previous) === JSON.stringify(next) ? previous : next;
 }
 
-/** `environments` with one entry replaced, unless the one shown is newer (a late answer). */
+/** `environments` with one entry merged in (unchanged flags keep their objects), unless the one shown is newer (a late answer). */
 export function withEnvironment(environments: EnvironmentInfo[] | null, next: EnvironmentInfo): EnvironmentInfo[] | null {
   if (!environments) return environments;
   const index = environments.findIndex((environment) => environment.id === next.id);
   if (index === -1) return [...environments, next];
   const shown = environments[index]!;
-  if (shown.version > next.version || keep(shown, next) === shown) return environments;
-  return environments.map((environment, i) => (i === index ? next : environment));
+  const merged = shown.version > next.version ? shown : mergeEnvironment(shown, next);
+  return merged === shown ? environments : environments.map((environment, i) => (i === index ? merged : environment));
 }
 
 /** Runs `work`; a call while it runs makes it run once more afterwards. */
@@ -88,7 +89,7 @@ export function createAdminReads(api: AdminApi, shownId: () => string | null, up
   const all = coalesced(async () => {
     // First alone: a refused token then costs one request, not four.
     const environments = await api.environments(signal);
-    update((previous) => ({ ...previous, environments: keep(previous.environments, environments) }));
+    update((previous) => ({ ...previous, environments: mergeEnvironments(previous.environments, environments) }));
     const target = shown(environments);
     await Promise.all([keys(), events(), target ? identifyOf(target.id) : Promise.resolve()]);
   });

@@ -48,7 +48,10 @@ export interface FlagChange {
   environmentId: string;
   version: number;
   key: string;
+  /** The flag as the server stored it; absent after a DELETE. */
   flag?: Flag;
+  /** Set by the console on a DELETE's answer, so that a missing `flag` alone never reads as a removal. */
+  removed?: true;
 }
 
 /** A failed admin call: the server's error, or `network` when no answer came. */
@@ -124,7 +127,8 @@ export function createAdminApi(token: string, origin = location.origin) {
     /** Merges top-level members into an existing flag. */
     patchFlag: (environmentId: string, key: string, members: Partial<Record<keyof Flag, unknown>>) =>
       call<FlagChange>('PATCH', flagPath(environmentId, key), members),
-    deleteFlag: (environmentId: string, key: string) => call<FlagChange>('DELETE', flagPath(environmentId, key)),
+    deleteFlag: (environmentId: string, key: string) =>
+      call<FlagChange>('DELETE', flagPath(environmentId, key)).then((change): FlagChange => ({ ...change, removed: true })),
     diagnostics: (limit: number, signal?: AbortSignal) =>
       call<{ events: StoredEvent[] }>('GET', `/diagnostics?limit=${limit}`, undefined, signal).then((r) => r.events),
     analytics: (limit: number, signal?: AbortSignal) =>

@@ -1,10 +1,11 @@
 /** The console: a token, then the environment's flags and keys beside its live state and the demo. */
 import { useCallback, useMemo, useState } from 'react';
-import { createAdminApi, type AdminError } from './api';
+import { createAdminApi, type AdminError, type FlagChange } from './api';
 import { DemoPane } from './demo-pane';
 import { EnvironmentsPane } from './environments-pane';
 import { EventsPane } from './events-pane';
 import { FlagsPane } from './flags-pane';
+import { initialSearch, saveSearch } from './flag-search';
 import { KeysPane } from './keys-pane';
 import { demoKeyFor } from './demo-client';
 import { initialToken, saveToken } from './token';
@@ -24,7 +25,19 @@ export function App() {
     saveToken(null);
     setRefused(error);
   }, []);
-  const { state, refresh } = useAdminState(api, selected, onRefused);
+  const { state, refresh, applyChange } = useAdminState(api, selected, onRefused);
+  const [search, setSearch] = useState(initialSearch);
+  const changeSearch = useCallback((query: string) => {
+    saveSearch(query);
+    setSearch(query);
+  }, []);
+  const onFlagChanged = useCallback(
+    (change: FlagChange) => {
+      applyChange(change);
+      refresh();
+    },
+    [applyChange, refresh],
+  );
 
   const environments = state.environments ?? [];
   const environment = environments.find((candidate) => candidate.id === selected) ?? environments[0] ?? null;
@@ -56,7 +69,7 @@ export function App() {
           {api && state.environments === null && !state.error ? <p className="muted">Loading…</p> : null}
           {api && environment ? (
             <>
-              <FlagsPane key={environment.id} api={api} environment={environment} onChanged={refresh} />
+              <FlagsPane key={environment.id} api={api} environment={environment} search={search} onSearch={changeSearch} onChanged={onFlagChanged} />
               <KeysPane
                 api={api}
                 environmentId={environment.id}
@@ -69,7 +82,7 @@ export function App() {
         </div>
         <div className="column">
           {api && environment ? <EnvironmentsPane environments={environments} selected={environment.id} onSelect={setSelected} /> : null}
-          <DemoPane environmentId={environment?.id ?? null} keys={api ? state.keys : null} picked={demoPicked} onPick={setDemoPicked} />
+          <DemoPane environmentId={environment?.id ?? null} keys={api ? state.keys : null} picked={demoPicked} onPick={setDemoPicked} search={search} />
           {api && environment ? (
             <EventsPane environmentId={environment.id} identify={state.identify} analytics={state.analytics} diagnostics={state.diagnostics} />
           ) : null}

@@ -21,13 +21,15 @@ export interface DemoPaneProps {
   /** The client key chosen in the pane's select, if any. */
   picked: string | null;
   onPick(key: string): void;
+  /** The flags pane's search: the demo shows the flags whose key matches it. */
+  search: string;
 }
 
 /**
  * Memoised: its reads are evaluations, which the client reports as events; re-rendered by every
  * new event the console reads, it would report more, which the feed announces — a loop.
  */
-export const DemoPane = memo(function DemoPane({ environmentId, keys, picked, onPick }: DemoPaneProps) {
+export const DemoPane = memo(function DemoPane({ environmentId, keys, picked, onPick, search }: DemoPaneProps) {
   const usable = clientKeys(keys, environmentId);
   const sdkKey = demoKeyFor(keys, environmentId, picked);
   const [context, setContext] = useState<EvaluationContext>(START_CONTEXT);
@@ -44,10 +46,10 @@ export const DemoPane = memo(function DemoPane({ environmentId, keys, picked, on
         <ContextEditor context={context} onContext={setContext} />
         <ReportedErrors errors={errors} />
         <h3>Values (getDetails)</h3>
-        <DetailsTable />
+        <DetailsTable search={search} />
         <h3>React: one useFlag reader per flag</h3>
         <p className="muted small">Each box re-renders only when its flag changes; the number counts its renders.</p>
-        <LiveFlags />
+        <LiveFlags search={search} />
       </FlagsProvider>
     );
   }

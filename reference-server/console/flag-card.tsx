@@ -1,5 +1,5 @@
 /** One flag: what it is and serves, and every change the console can make to it. */
-import { useCallback, useState } from 'react';
+import { memo, useCallback, useState } from 'react';
 import type { Flag, JsonValue, WeightedVariation } from '../../src/index';
 import type { AdminApi, AdminError, FlagChange } from './api';
 import { describeRule, describeServe, describeVariation, flagType } from './flag-format';
@@ -32,7 +32,11 @@ const EDITORS: ReadonlyArray<{ mode: Exclude<Editing, 'none'>; label: string; te
   { mode: 'flag', label: 'Edit JSON', testId: 'edit-flag' },
 ];
 
-export function FlagCard({ api, environmentId, flagKey, flag, onPublished }: FlagCardProps) {
+/**
+ * Memoised: a flag read again with the same JSON keeps its object (environment-merge.ts), so
+ * after a publish only the changed flag's card renders, not the 10,000 others.
+ */
+export const FlagCard = memo(function FlagCard({ api, environmentId, flagKey, flag, onPublished }: FlagCardProps) {
   const variations: JsonValue[] = Array.isArray(flag.variations) ? flag.variations : [];
   const [editing, setEditing] = useState<Editing>('none');
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -184,4 +188,4 @@ export function FlagCard({ api, environmentId, flagKey, flag, onPublished }: Fla
       <ErrorNote error={remove.error} testId={`delete-error-${flagKey}`} />
     </article>
   );
-}
+});

@@ -1,23 +1,50 @@
-/** The flags of one environment, a "new flag" form, and the last change published. */
-import { useCallback, useState } from 'react';
+/**
+ * The flags of one environment, searchable, in a list that renders only the cards on screen;
+ * a "new flag" form, and the last change published.
+ */
+import { useCallback, useMemo, useState } from 'react';
+import type { Flag } from '../../src/index';
 import type { AdminApi, EnvironmentInfo, FlagChange } from './api';
 import { FlagCard } from './flag-card';
 import { flagTemplate } from './flag-format';
+import { countLine, searchFlags } from './flag-search';
 import { JsonEditor } from './json-editor';
 import { Pane } from './ui';
 import { toAdminError } from './use-action';
+import { WindowedList } from './windowed-list';
 
-export function FlagsPane({ api, environment, onChanged }: { api: AdminApi; environment: EnvironmentInfo; onChanged(): void }) {
+export interface FlagsPaneProps {
+  api: AdminApi;
+  environment: EnvironmentInfo;
+  /** The search, kept by the app (and in the fragment) so it outlives this pane. */
+  search: string;
+  onSearch(query: string): void;
+  /** A change this pane published: the app shows it at once and refreshes what the feed would. */
+  onChanged(change: FlagChange): void;
+}
+
+/** A card's height before it is measured: one with five rules and a rollout. */
+const CARD_HEIGHT = 300;
+
+const flagKeyOf = ([key]: [string, Flag]) => key;
+
+export function FlagsPane({ api, environment, search, onSearch, onChanged }: FlagsPaneProps) {
   const [last, setLast] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const onPublished = useCallback(
     (change: FlagChange, what: string) => {
       setLast(`${change.key}: ${what} → version ${change.version}`);
-      onChanged();
+      onChanged(change);
     },
     [onChanged],
   );
-  const flags = Object.entries(environment.snapshot.flags ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  const all = environment.snapshot.flags ?? {};
+  const flags = useMemo(() => searchFlags(all, search), [all, search]);
+  const total = useMemo(() => Object.keys(all).length, [all]);
+  const renderFlag = useCallback(
+    ([key, flag]: [string, Flag]) => <FlagCard api={api} environmentId={environment.id} flagKey={key} flag={flag} onPublished={onPublished} />,
+    [api, environment.id, onPublished],
+  );
 
   return (
     <Pane
@@ -45,12 +72,15 @@ export function FlagsPane({ api, environment, onChanged }: { api: AdminApi; envi
           onCancel={() => setCreating(false)}
         />
       ) : null}
-      {flags.length === 0 ? <p className="muted">No flags in this environment yet.</p> : null}
-      <div className="flag-list" data-testid="flag-list">
-        {flags.map(([key, flag]) => (
-          <FlagCard key={`${environment.id}/${key}`} api={api} environmentId={environment.id} flagKey={key} flag={flag} onPublished={onPublished} />
-        ))}
+      <div className="search row">
+        <input type="search" className="grow" placeholder="Search flags by key or metadata" aria-label="Search flags" data-testid="flag-search" value={search} onChange={(event) => onSearch(event.target.value)} />
+        <span className="muted" data-testid="flag-count" aria-live="polite">
+          {countLine(flags.length, total)}
+        </span>
       </div>
+      {total === 0 ? <p className="muted">No flags in this environment yet.</p> : null}
+      {total > 0 && flags.length === 0 ? <p className="muted">No flag matches “{search}”.</p> : null}
+      <WindowedList items={flags} itemKey={flagKeyOf} renderItem={renderFlag} estimatedHeight={CARD_HEIGHT} label={`Flags of ${environment.id}`} testId="flag-list" resetKey={search} />
     </Pane>
   );
 }

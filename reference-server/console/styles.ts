@@ -43,7 +43,12 @@ textarea[aria-invalid] { border-color: var(--off); }
 .live::before { content: "●"; margin-right: 4px; }
 .live-failing { color: var(--off); }
 .live-waiting { color: var(--muted); }
-.flag-list { display: flex; flex-direction: column; gap: 10px; }
+.search { margin-bottom: 8px; }
+.search input { flex: 1; min-width: 12em; }
+.window { max-height: 75vh; overflow-y: auto; overflow-anchor: none; position: relative; border-radius: 8px; }
+.window:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.window-inner { position: relative; }
+.window-row { position: absolute; top: 0; left: 0; right: 0; padding-bottom: 10px; }
 .flag { border: 1px solid var(--line); border-left: 4px solid var(--off); border-radius: 8px; padding: 8px 10px; }
 .flag-on { border-left-color: var(--on); }
 .flag-head { display: flex; align-items: center; gap: 4px; }

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { AdminError, isAbort, type AdminApi } from './api';
+import { AdminError, isAbort, type AdminApi, type FlagChange } from './api';
 import { createAdminReads, followChange, NO_DATA, type AdminData, type AdminReads } from './admin-reads';
 import { followChanges, type FeedConnection } from './change-feed';
+import { withFlagChange } from './environment-merge';
 
 export { EVENT_LIMIT } from './admin-reads';
 
@@ -77,5 +78,12 @@ export function useAdminState(api: AdminApi | null, environmentId: string | null
   const refresh = useCallback(() => {
     if (state.connection !== 'live' && live.current) void live.current.reads.all().catch(live.current.report);
   }, [state.connection]);
-  return { state, refresh };
+  /** This console's own flag change, shown from the server's answer before the feed's read confirms it. */
+  const applyChange = useCallback((change: FlagChange) => {
+    setState((previous) => {
+      const environments = withFlagChange(previous.environments, change);
+      return environments === previous.environments ? previous : { ...previous, environments };
+    });
+  }, []);
+  return { state, refresh, applyChange };
 }

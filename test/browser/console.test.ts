@@ -8,6 +8,7 @@ import type { Flag } from '../../src/index';
 import { afterAll, expect, it } from 'vitest';
 import { demoConfig, startReferenceServer } from '../../reference-server/index';
 import { bundleConsole } from './console-bundle';
+import { openConsole, text, waitForText } from './console-page';
 import { currentFlags, DEMO_CLIENT_KEY, DEMO_STAGING_CLIENT_KEY, describeBrowser, eventually, expectNoPageProblems, sleep, type BrowserWorld } from './harness';
 
 const bundle = await bundleConsole();
@@ -17,26 +18,6 @@ afterAll(() => bundle.remove());
 const SCREENSHOT = process.env.FLAGPLANE_CONSOLE_SCREENSHOT ? new URL('../../docs/console.png', import.meta.url).pathname : null;
 
 const version = (world: BrowserWorld, environmentId = 'production') => world.server.stores.environments.get(environmentId)!.kv.current;
-
-async function openConsole(world: BrowserWorld, withToken = true): Promise<Page> {
-  const context = await world.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${world.server.baseUrl}/${withToken ? `#token=${encodeURIComponent(world.server.adminToken)}` : ''}`);
-  return page;
-}
-
-const text = (page: Page, testId: string) => page.getByTestId(testId).textContent();
-
-/** Waits until the element's text is `expected` (or matches it). */
-async function waitForText(page: Page, testId: string, expected: string | RegExp): Promise<void> {
-  await page.waitForFunction(
-    ([id, source, flags]) => {
-      const content = document.querySelector(`[data-testid="${id}"]`)?.textContent ?? null;
-      return content !== null && (flags === null ? content === source : new RegExp(source, flags).test(content));
-    },
-    typeof expected === 'string' ? ([testId, expected, null] as const) : ([testId, expected.source, expected.flags] as const),
-  );
-}
 
 /** The render counter of every `useFlag` box of the demo pane. */
 const renders = (page: Page) =>
