@@ -50,7 +50,7 @@ export function largeFlagKey(i) {
 }
 
 /** Flag `i` of the program: five market rules, control for everyone else. */
-function experimentFlag(i) {
+export function largeFlag(i) {
   const random = seeded(0x5eed + i * 7919);
   const key = largeFlagKey(i);
   const rules = RULES.map(([id, serve]) => ({
@@ -71,12 +71,12 @@ function experimentFlag(i) {
 }
 
 /**
- * A schema-1 snapshot of `flagCount` experiment flags for the environment `production`,
- * as the admin API's whole-snapshot PUT takes it (no `version`: the server assigns one).
+ * A schema-1 snapshot of `flagCount` experiment flags (version 1, for `environmentId`), as the
+ * admin API's whole-snapshot PUT takes it (the server publishes it as its next version) or as a
+ * config's snapshot.
  */
-export function largeSnapshot(flagCount) {
-  if (!Number.isSafeInteger(flagCount) || flagCount < 0) throw new RangeError(`flagCount must be a whole number, not ${flagCount}`);
+export function largeSnapshot(flagCount, environmentId = 'production') {
   const flags = {};
-  for (let i = 0; i < flagCount; i++) flags[largeFlagKey(i)] = experimentFlag(i);
-  return { schemaVersion: 1, environmentId: 'production', flags };
+  for (let i = 0; i < flagCount; i++) flags[largeFlagKey(i)] = largeFlag(i);
+  return { schemaVersion: 1, version: 1, environmentId, flags };
 }
