@@ -74,9 +74,34 @@ export function copyBaseline(values, batch) {
   };
 }
 
+/** A duration given in milliseconds, in ms, or in µs below 1 ms. */
+export function fmtMs(ms) {
+  return Math.abs(ms) >= 1 ? `${fmt(ms)} ms` : `${fmt(ms * 1000)} µs`;
+}
+
 /** A figure with three significant digits or so. */
 export function fmt(x) {
   if (!Number.isFinite(x)) return String(x);
   const abs = Math.abs(x);
   return abs >= 100 ? x.toFixed(0) : abs >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+
+/**
+ * Runs a bench's `main` as a report, never a gate: a run that hangs gives up after
+ * `watchdogMs` (calling `onGiveUp` first, for what an exit would leave behind), an error is
+ * printed, and the exit code stays 0.
+ */
+export async function runReport(name, main, { watchdogMs, onGiveUp = () => {} }) {
+  const watchdog = setTimeout(() => {
+    console.error(`${name}: gave up after ${watchdogMs / 1000} s`);
+    onGiveUp();
+    process.exit(0);
+  }, watchdogMs);
+  watchdog.unref();
+  try {
+    await main();
+  } catch (error) {
+    console.error(`${name} failed:`, error);
+  }
+  process.exitCode = 0;
 }

@@ -15,7 +15,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { copyBaseline, fmt, interleave, median, now, quantile, ROUNDS, settle } from './bench-measure.mjs';
+import { copyBaseline, fmt, interleave, median, now, quantile, ROUNDS, runReport, settle } from './bench-measure.mjs';
 import { load } from './bench-kit.mjs';
 
 const INIT_BATCH = 200; // clients timed one by one per round, per SDK
@@ -559,15 +559,6 @@ async function main() {
   console.log(`\n${((Date.now() - started) / 1000).toFixed(1)} s; a report, never a gate: the exit code is 0 whatever the verdicts`);
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`bench:peers: gave up after ${WATCHDOG_MS / 1000} s`);
-  process.exit(0);
-}, WATCHDOG_MS);
-watchdog.unref();
-try {
-  await main();
-} catch (error) {
-  console.error('bench:peers failed:', error);
-}
+await runReport('bench:peers', main, { watchdogMs: WATCHDOG_MS });
 // The peers may leave timers of their own behind (Unleash: see restopUnleash): exit anyway.
 process.exit(0);

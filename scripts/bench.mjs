@@ -6,7 +6,7 @@
 // Shared machines are noisy: every section warms up first, interleaves the SDK with its
 // baseline round by round (rotating their order), and reports medians over the rounds.
 import os from 'node:os';
-import { copyBaseline, fmt, interleave, median, now, quantile, ROUNDS, settle } from './bench-measure.mjs';
+import { copyBaseline, fmt, interleave, median, now, quantile, ROUNDS, runReport, settle } from './bench-measure.mjs';
 import { load, makeContext, makeFlag } from './bench-kit.mjs';
 
 const INIT_BATCH = 500; // clients timed one by one per round, per variant
@@ -480,14 +480,4 @@ async function preflight({ createClient }) {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`bench: gave up after ${WATCHDOG_MS / 1000} s`);
-  process.exit(0);
-}, WATCHDOG_MS);
-watchdog.unref();
-try {
-  await main();
-} catch (error) {
-  console.error('bench failed:', error);
-}
-process.exitCode = 0;
+await runReport('bench', main, { watchdogMs: WATCHDOG_MS });

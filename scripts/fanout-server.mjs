@@ -3,13 +3,8 @@
 // message, and a bare node:http handler answering the same snapshot bytes). It measures its own
 // event loop (a timer-lag probe) and memory, and answers the coordinator over IPC.
 import { createServer } from 'node:http';
-import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { WebSocketServer } from 'ws';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+import { loadBundledServer } from './server-kit.mjs';
 
 const ENVIRONMENT = 'production';
 // Every bench client connects from 127.0.0.1: the per-address stream limit (500) is off; the
@@ -34,20 +29,8 @@ export function benchSnapshot(round) {
   return { schemaVersion: 1, environmentId: ENVIRONMENT, flags };
 }
 
-/**
- * Bundles reference-server/index.ts into node_modules (so that `ws` resolves), in a file named
- * after this checkout: node_modules may be shared with other checkouts running their own.
- */
-async function loadReferenceServer() {
-  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
-  const outfile = join(ROOT, `node_modules/.cache/flagplane-bench-fanout/${checkout}.mjs`);
-  const entryPoints = [join(ROOT, 'reference-server/index.ts')];
-  await build({ entryPoints, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', outfile, logLevel: 'silent' });
-  return import(pathToFileURL(outfile).href);
-}
-
 async function startReference() {
-  const { startReferenceServer } = await loadReferenceServer();
+  const { startReferenceServer } = await loadBundledServer();
   const server = await startReferenceServer({ port: 0, limits: LIMITS });
   await server.publish(ENVIRONMENT, benchSnapshot(0));
   const key = await server.createKey(ENVIRONMENT, 'client');
