@@ -78,9 +78,12 @@ export interface ControlStore {
   current(environmentId: string): Promise<FlagSnapshot | undefined>;
   /**
    * Stores `draft` as version `current + 1` and advances `current`, atomically across every
-   * instance. With `basedOn`, only if `current` is still that version (else a conflict).
+   * instance. With `basedOn`, only if `current` is still that version (else a conflict). The
+   * draft is handed over, not copied: it is what the outcome holds, and its flags are frozen.
+   * `editedKey`: the draft differs from version `basedOn` in that flag only, so the other
+   * instances may apply the one flag to their copy of `basedOn` rather than read the whole.
    */
-  publish(environmentId: string, draft: Omit<FlagSnapshot, 'version'>, basedOn?: number): Promise<PublishOutcome>;
+  publish(environmentId: string, draft: Omit<FlagSnapshot, 'version'>, basedOn?: number, editedKey?: string): Promise<PublishOutcome>;
   /** False when the key exists already. */
   addKey(record: Omit<KeyRecord, 'revoked'>): Promise<boolean>;
   /** False for an unknown key. */

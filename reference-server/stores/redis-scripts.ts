@@ -7,8 +7,9 @@
 
 /**
  * KEYS: environments, current, snapshots. ARGV: environment id, snapshot JSON, basedOn or '',
- * channel, origin, versions kept (0: every one). Removes the oldest versions past the ones kept (the new one,
- * now current, is the newest) and answers how many it removed.
+ * channel, origin, versions kept (0: every one), the one-flag edit's JSON or '' (announced as
+ * `edit`, a string). Removes the oldest versions past the ones kept (the new one, now current,
+ * is the newest) and answers how many it removed.
  */
 export const PUBLISH_SCRIPT = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return {'unknown-environment', 0, 0} end
@@ -25,7 +26,9 @@ if kept > 0 and redis.call('HLEN', KEYS[3]) > kept then
   removed = #versions - kept
   for i = 1, removed do redis.call('HDEL', KEYS[3], versions[i]) end
 end
-redis.call('PUBLISH', ARGV[4], cjson.encode({origin = ARGV[5], kind = 'published', environmentId = ARGV[1], version = version}))
+local message = {origin = ARGV[5], kind = 'published', environmentId = ARGV[1], version = version}
+if ARGV[7] ~= '' then message.edit = ARGV[7] end
+redis.call('PUBLISH', ARGV[4], cjson.encode(message))
 return {'published', version, removed}
 `;
 
