@@ -130,6 +130,17 @@ async function withServer(engine, redis, config, work) {
   }
 }
 
+/** Redis's `used_memory_human`, after the run's publishes. */
+async function redisMemory(url) {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(url);
+  try {
+    return /used_memory_human:(\S+)/.exec(await client.info('memory'))?.[1];
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** `rounds` whole PUTs of `content`; each figure, or the refusal. */
 async function wholePuts(base, content, headers, rounds = 3) {
   const figures = [];
@@ -160,6 +171,7 @@ async function runEngine(engine, redis) {
     console.log(wholeLine('whole PUT', whole));
     console.log(wholeLine('whole PUT, gzip body', wholeGzip));
     console.log(`${'GET /sdk/v1/snapshot after a publish'.padEnd(34)} ${ms(firstGet.ns).padStart(12)} ms (${(firstGet.result.byteLength / 1048576).toFixed(1)} MiB)`);
+    if (engine === 'redis') console.log(`${'Redis used_memory'.padEnd(34)} ${await redisMemory(redis.url)} (${server.stores.environments.get('production').kv.snapshots.size} versions kept)`);
   });
   return body;
 }
