@@ -1,5 +1,6 @@
 /**
- * How an instance on Redis learns a version another instance published. A one-flag edit
+ * One-flag edits on Redis: stored as the edit alone (redis-scripts.ts) and announced with it.
+ * How an instance on Redis learns a version another instance published: a one-flag edit
  * announces the flag with the version (`edit`: `{"key","flag"}` JSON, `flag` null for a removal),
  * so an instance holding the version before applies that one flag to it, sharing every other
  * flag object (and its JSON, snapshot-json.ts): nothing of the rest is read or parsed. Any
@@ -38,8 +39,8 @@ export function createLatestVersions() {
   };
 }
 
-/** Version `version` made from `base` (version - 1) by the announced edit. */
-function applyEdit(base: FlagSnapshot, version: number, edit: string): FlagSnapshot {
+/** Version `version` made from `base` (version - 1) by an edit (`{"key","flag"}` JSON). */
+export function applyEdit(base: FlagSnapshot, version: number, edit: string): FlagSnapshot {
   const { key, flag } = JSON.parse(edit) as { key: string; flag: FlagSnapshot['flags'][string] | null };
   return { ...base, version, flags: withFlag(base.flags, key, flag ?? undefined) };
 }

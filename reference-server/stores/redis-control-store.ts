@@ -33,6 +33,9 @@ type Announcement = { origin: string } & (PublishedAnnouncement | Exclude<Contro
 
 export const DEFAULT_REDIS_PREFIX = 'flagplane:';
 
+/** One-flag edits stored as edits alone after a whole version, before the next is stored whole (a read applies at most these). */
+export const EDITS_BETWEEN_WHOLE_VERSIONS = 32;
+
 /** The JSON stored for a version: the snapshot without `version` (the hash field), assembled from its flags' JSON. */
 function storedSnapshot(draft: Omit<FlagSnapshot, 'version'>, environmentId: string): Buffer {
   const { version: _version, ...envelope } = draft as FlagSnapshot;
@@ -179,11 +182,16 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
     load,
     current,
     async publish(environmentId, draft, basedOn, editedKey): Promise<PublishOutcome> {
-      const keys = [k.environments, k.current(environmentId), k.snapshots(environmentId)];
-      const json = storedSnapshot(draft, environmentId);
+      const keys = [k.environments, k.current(environmentId), k.snapshots(environmentId), k.edits(environmentId)];
       const edit = basedOn === undefined ? '' : editAnnouncement(draft, editedKey);
-      const argv = [environmentId, json, basedOn ?? '', k.channel, origin, options.versionsKept ?? 0, edit];
-      const [kind, version, removed] = (await command.eval(PUBLISH_SCRIPT, 3, ...keys, ...argv)) as [string, number, number];
+      const store = async (json: Buffer | '') => {
+        const argv = [environmentId, json, basedOn ?? '', k.channel, origin, options.versionsKept ?? 0, edit, EDITS_BETWEEN_WHOLE_VERSIONS];
+        return (await command.eval(PUBLISH_SCRIPT, 4, ...keys, ...argv)) as [string, number, number];
+      };
+      // A one-flag edit stores the edit alone, until the run of edits asks for a whole version.
+      let reply = edit === '' ? undefined : await store('');
+      if (reply === undefined || reply[0] === 'need-full') reply = await store(storedSnapshot(draft, environmentId));
+      const [kind, version, removed] = reply;
       if (kind === 'unknown-environment') return { kind };
       if (kind === 'conflict') return { kind, current: version };
       if (removed > 0) options.onPruned?.(removed);

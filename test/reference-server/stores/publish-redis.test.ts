@@ -1,12 +1,16 @@
-// Publishing a large environment on Redis: a one-flag edit reaches the other instance as that
-// one flag (applied to its copy of the version before, every other flag shared), the bytes
-// served by both instances agree with what Redis stores, and gzip bodies are taken as in memory.
+// Publishing a large environment on Redis: a one-flag edit is stored and announced as that one
+// flag (applied to the version before, every other flag shared), with a whole version every
+// EDITS_BETWEEN_WHOLE_VERSIONS edits; every instance, one started later included, serves the
+// same bytes; gzip bodies are taken as in memory.
 import { gzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import { demoConfig } from '../../../reference-server/index';
-import type { ReferenceServer } from '../../../reference-server/index';
+import type { ReferenceServer, ReferenceServerOptions } from '../../../reference-server/index';
+import { EDITS_BETWEEN_WHOLE_VERSIONS } from '../../../reference-server/stores/redis-control-store';
+import { snapshotJson } from '../../../reference-server/stores/snapshot-json';
 import { redisKeys } from '../../../reference-server/stores/redis-keys';
+import { readCurrent, readSnapshot } from '../../../reference-server/stores/redis-reads';
 import { largeFlagKey, largeSnapshot } from '../../../scripts/large-environment.mjs';
 import { describeWithBinaries } from '../../helpers/engine-binaries';
 import { waitFor } from '../../helpers/wait-for';
@@ -25,12 +29,13 @@ describeWithBinaries('publishing a large environment on Redis', [redisNeed], () 
   });
 
   const snapshots = (server: ReferenceServer) => server.stores.environments.get('production')!.kv;
+  const snapshotBytes = (server: ReferenceServer, version: number) => snapshotJson(snapshots(server).snapshots.get(version)!).toString();
   const body = async (server: ReferenceServer) => (await call(server, '/sdk/v1/snapshot', { key: DEMO.prodServerKey })).text();
 
   /** Two instances on one prefix, the large snapshot published through A as version 2 (gzip), and B at it. */
-  async function twoInstances() {
+  async function twoInstances(options: Partial<ReferenceServerOptions> = {}) {
     const prefix = freshPrefix();
-    const shared = { redis: redis.url, redisPrefix: prefix, config: { ...demoConfig(), adminToken: DEMO.adminToken }, allowDemoCredentials: true };
+    const shared = { redis: redis.url, redisPrefix: prefix, config: { ...demoConfig(), adminToken: DEMO.adminToken }, allowDemoCredentials: true, ...options };
     const a = await servers.start(shared);
     const b = await servers.start(shared);
     const response = await fetch(`${a.baseUrl}/admin/v1/environments/production/snapshot`, {
@@ -43,11 +48,12 @@ describeWithBinaries('publishing a large environment on Redis', [redisNeed], () 
     const probe = new Redis(redis.url);
     probes.push(probe);
     const storedJson = (version: number) => probe.hget(redisKeys(prefix).snapshots('production'), String(version));
-    return { a, b, storedJson };
+    const editJson = (version: number) => probe.hget(redisKeys(prefix).edits('production'), String(version));
+    return { a, b, storedJson, editJson, shared };
   }
 
   it("applies A's one-flag edit to B's copy: every other flag object shared, every other flag's bytes the same", async () => {
-    const { a, b, storedJson } = await twoInstances();
+    const { a, b, editJson, storedJson, shared } = await twoInstances();
     const before = await body(b);
     const key = largeFlagKey(42);
     expect((await admin(a, 'PATCH', `/environments/production/flags/${key}`, { on: false })).status).toBe(200);
@@ -62,9 +68,43 @@ describeWithBinaries('publishing a large environment on Redis', [redisNeed], () 
     const flagsAfter = rawFlagMembers(servedByB);
     expect([...flagsAfter.keys()]).toEqual([...flagsBefore.keys()]);
     for (const [other, raw] of flagsBefore) if (other !== key) expect(flagsAfter.get(other), other).toBe(raw);
-    // What Redis holds for version 3 is what both serve, but for `version` (its hash field).
-    const { version: _version, ...served } = JSON.parse(servedByA);
-    expect(JSON.parse((await storedJson(3))!)).toEqual(served);
+    // Redis holds version 3 as the edit alone; an instance started now builds it and serves the same bytes.
+    expect(await storedJson(3)).toBeNull();
+    expect(JSON.parse((await editJson(3))!)).toEqual({ key, flag: v3.flags[key] });
+    const c = await servers.start(shared);
+    expect(await body(c)).toBe(servedByA);
+    expect(snapshots(c).snapshots.get(3)!.flags[largeFlagKey(1)]).toBe(snapshots(c).snapshots.get(2)!.flags[largeFlagKey(1)]);
+  });
+
+  it(`stores a whole version after ${EDITS_BETWEEN_WHOLE_VERSIONS} edits, keeps what the oldest kept version is built on, and reads any kept version`, async () => {
+    const { a, b, storedJson, editJson, shared } = await twoInstances({ limits: { snapshotVersions: 10 } });
+    const edits = EDITS_BETWEEN_WHOLE_VERSIONS + 12;
+    for (let i = 0; i < edits; i++) await admin(a, 'PATCH', `/environments/production/flags/${largeFlagKey(i)}`, { on: i % 2 === 0 });
+    const last = 2 + edits;
+    expect(snapshots(a).current).toBe(last);
+    // Version 2 is whole (the PUT); the edits after it are stored alone until the run is full.
+    const checkpoint = 2 + EDITS_BETWEEN_WHOLE_VERSIONS + 1;
+    expect(await storedJson(checkpoint)).not.toBeNull();
+    expect(await editJson(checkpoint)).toBeNull();
+    expect(await editJson(checkpoint + 1)).not.toBeNull();
+    // The oldest of the 10 kept versions is built on the checkpoint: nothing older is left.
+    expect(last - 9).toBeGreaterThan(checkpoint);
+    expect(await editJson(checkpoint - 1)).toBeNull();
+    expect(await storedJson(2)).toBeNull();
+    await waitFor(() => snapshots(b).current === last, 5000, 'B at the last version');
+    const c = await servers.start(shared);
+    expect(snapshots(c).current).toBe(last);
+    expect(await body(c)).toBe(await body(a));
+    for (let version = last - 9; version <= last; version++) {
+      expect(JSON.parse(snapshotBytes(c, version)), String(version)).toEqual(JSON.parse(snapshotBytes(a, version)));
+    }
+    // A read of one version (a conflict's re-read, a missed announcement) builds it the same way.
+    const k = redisKeys(shared.redisPrefix);
+    for (const version of [last - 9, last - 4, last]) {
+      expect(snapshotJson((await readSnapshot(probes[0]!, k, 'production', version))!).toString(), String(version)).toBe(snapshotBytes(a, version));
+    }
+    expect(snapshotJson((await readCurrent(probes[0]!, k, 'production'))!).toString()).toBe(snapshotBytes(a, last));
+    expect(await readSnapshot(probes[0]!, k, 'production', checkpoint - 1)).toBeUndefined();
   });
 
   it('gives B a DELETE and a new flag the same way, and a whole publish read from Redis', async () => {
