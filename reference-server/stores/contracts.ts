@@ -79,9 +79,9 @@ export interface ControlStore {
   /**
    * Stores `draft` as version `current + 1` and advances `current`, atomically across every
    * instance. With `basedOn`, only if `current` is still that version (else a conflict). The
-   * draft is handed over, not copied: it is what the outcome holds, and its flags are frozen.
-   * `editedKey`: the draft differs from version `basedOn` in that flag only, so the other
-   * instances may apply the one flag to their copy of `basedOn` rather than read the whole.
+   * draft is handed over, not copied: it is what the outcome holds, and none of it may change.
+   * `editedKey`: the draft differs from version `basedOn` in that flag only, so Redis may store
+   * and announce that one flag, which the other instances apply to their copy of `basedOn`.
    */
   publish(environmentId: string, draft: Omit<FlagSnapshot, 'version'>, basedOn?: number, editedKey?: string): Promise<PublishOutcome>;
   /** False when the key exists already. */
