@@ -176,7 +176,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     ...createHealthRoutes({ probes: engineProbes(opened), timeoutMs: instance.readinessTimeoutMs, lifecycle: () => lifecycle }),
     ...createSdkRoutes(counted.stores, counted.events, sdkLimits),
     feed.route,
-    ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams, instance: () => summarize(self) }),
+    ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams, instance: () => summarize(self), bodyLimit: limits.adminBodyBytes }),
     ...createInstanceRoutes(registry),
     ...createQueueRoutes(opened.identifyQueue, (id) => stores.environments.get(id) !== undefined),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),

@@ -36,6 +36,8 @@ export interface ServerLimits {
   requestsPerSecondPerKey: number;
   /** Admin change feeds (GET /admin/v1/changes) open at once; past it a feed is refused with a 503. */
   changeFeeds: number;
+  /** Bytes of an admin request body, as sent and once decompressed (`Content-Encoding: gzip`); past it a 413. */
+  adminBodyBytes: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
@@ -55,6 +57,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   requestsPerSecondPerAddress: 0,
   requestsPerSecondPerKey: 0,
   changeFeeds: 32,
+  // A 30,000-flag snapshot of five-rule experiment flags (about 1.1 KiB each) fits.
+  adminBodyBytes: 32 * 1024 * 1024,
 };
 
 /** The limits whose 0 means "no limit"; every other one is at least 1. */

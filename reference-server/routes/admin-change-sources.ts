@@ -20,7 +20,7 @@ export function announcingActions(actions: ServerActions, working: WorkingCopy, 
     return result;
   };
   return {
-    publish: async (environmentId, snapshot) => published(await actions.publish(environmentId, snapshot)),
+    publish: async (environmentId, snapshot, owned) => published(await actions.publish(environmentId, snapshot, owned)),
     putFlag: async (environmentId, key, flag) => published(await actions.putFlag(environmentId, key, flag)),
     patchFlag: async (environmentId, key, members) => published(await actions.patchFlag(environmentId, key, members)),
     deleteFlag: async (environmentId, key) => published(await actions.deleteFlag(environmentId, key)),

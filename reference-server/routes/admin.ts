@@ -1,6 +1,7 @@
 import type { HandlerResult } from '../http/responses';
 import { RouteError } from '../http/responses';
 import { parseJsonBody } from '../http/request-body';
+import { decodeBody } from '../http/body-encoding';
 import type { HandlerRequest, Route } from '../http/router';
 import type { ServerActions } from './server-actions';
 import type { LogPage } from '../stores/bounded-log';
@@ -13,9 +14,6 @@ import type { InstanceSummary } from './instances';
 /** Every admin route is under it; the admin token is checked for every path under it. */
 export const ADMIN_PREFIX = '/admin/';
 
-/** protocol.md §9: a thousand-flag snapshot fits. */
-export const ADMIN_BODY_LIMIT = 5 * 1024 * 1024;
-
 export interface AdminRouteDeps {
   stores: ReferenceServerStores;
   actions: ServerActions;
@@ -25,6 +23,8 @@ export interface AdminRouteDeps {
   streams(environmentId: string): number;
   /** The instance that answers, for the diagnostics. */
   instance(): InstanceSummary;
+  /** The `adminBodyBytes` limit: bytes of a body as sent, and once decompressed. */
+  bodyLimit: number;
 }
 
 /** Entries per page of an admin listing without `?limit=`, and the most a `?limit=` may ask for. */
@@ -59,8 +59,9 @@ async function listing<T>(
   return { status: 200, body: page };
 }
 
-async function readJson(request: HandlerRequest): Promise<unknown> {
-  return parseJsonBody(await request.readBody(ADMIN_BODY_LIMIT));
+/** The body as JSON: at most `limit` bytes as sent, and again once a gzip body is decompressed. */
+async function readBodyJson(request: HandlerRequest, limit: number): Promise<unknown> {
+  return parseJsonBody(await decodeBody(request.headers, await request.readBody(limit), limit));
 }
 
 function param(request: HandlerRequest, name: string): string {
@@ -92,7 +93,8 @@ function keysPage(keys: KeyStore, limit: number, before = Infinity): LogPage<Key
  * protocol.md §7. The router checks the admin token of every /admin/ request before it looks
  * for a route (server.ts), so these handlers never see a request without it.
  */
-export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams, instance }: AdminRouteDeps): Route[] {
+export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams, instance, bodyLimit }: AdminRouteDeps): Route[] {
+  const readJson = (request: HandlerRequest) => readBodyJson(request, bodyLimit);
   const ok = (body: unknown, status = 200): HandlerResult => ({ status, body });
   const environment = (request: HandlerRequest) => {
     const id = param(request, 'id');
@@ -114,7 +116,7 @@ export function createAdminRoutes({ stores, actions, identifyQueue, analytics, s
     { pattern: '/admin/v1/keys', methods: { GET: (r) => listing('keys', r, (limit, before) => keysPage(stores.keys, limit, before)) } },
     {
       pattern: '/admin/v1/environments/:id/snapshot',
-      methods: { PUT: async (r) => ok(await actions.publish(param(r, 'id'), await readJson(r))) },
+      methods: { PUT: async (r) => ok(await actions.publish(param(r, 'id'), await readJson(r), true)) },
     },
     {
       pattern: '/admin/v1/environments/:id/resync',

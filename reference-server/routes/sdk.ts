@@ -12,6 +12,7 @@ import { createRateLimiter, retryAfterSeconds, type RateLimiter } from '../http/
 import { addressLimitKey } from '../http/client-address';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
 import type { KeyKind, KeyRecord } from '../stores/records';
+import { snapshotJson } from '../stores/snapshot-json';
 
 /** Where accepted identify events and production evaluations go: memory, or Postgres. */
 export interface EventStores {
@@ -95,8 +96,9 @@ function createAuthorize(stores: ReferenceServerStores, rates: SdkRateLimits): A
 }
 
 /**
- * The bodies of GET /sdk/v1/snapshot, serialised once per snapshot and key kind: a snapshot
+ * The bodies of GET /sdk/v1/snapshot, assembled once per snapshot and key kind: a snapshot
  * is never changed once stored (a publish stores a new object), so its object is the cache key.
+ * Each flag's JSON is reused from the versions before (stores/snapshot-json.ts).
  */
 function createSnapshotBodies() {
   const bodies = new Map<string, { snapshot: FlagSnapshot; body: Buffer }>();
@@ -104,7 +106,7 @@ function createSnapshotBodies() {
     const slot = `${kind} ${environmentId}`;
     const cached = bodies.get(slot);
     if (cached?.snapshot === snapshot) return cached.body;
-    const body = Buffer.from(JSON.stringify(snapshotForKey(snapshot, kind)), 'utf8');
+    const body = snapshotJson(snapshot, kind === 'server' ? 'all' : 'client-side');
     bodies.set(slot, { snapshot, body });
     return body;
   };

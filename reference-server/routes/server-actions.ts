@@ -2,12 +2,12 @@ import { RouteError } from '../http/responses';
 import { isRecord } from '../../src/shared/guards';
 import { generateKey } from '../http/sdk-keys';
 import { flagViolation } from '../validation/flag';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../validation/json-depth';
 import { checkSnapshotStructure } from '../validation/snapshot-structure';
-import type { FlagSnapshot } from '../../src/snapshot/snapshot-types';
 import type { ControlChange, ControlStore, PublishOutcome } from '../stores/contracts';
 import type { WorkingCopy } from '../stores/working-copy';
 import { applyChange } from '../stores/working-copy';
+import { withFlag } from '../stores/snapshot-json';
+import { jsonCopy, storedFlags } from './stored-json';
 import type { KeyKind, KeyRecord, StoredTraits } from '../stores/records';
 import type { StreamGateway } from '../stream/gateway';
 import { CLOSE_CODES } from '../stream/messages';
@@ -18,7 +18,8 @@ import { CLOSE_CODES } from '../stream/messages';
  * the store is the working copy, so the write has applied when the call returns.
  */
 export interface ServerActions {
-  publish(environmentId: string, snapshot: unknown): Promise<{ environmentId: string; version: number }>;
+  /** `owned`: the snapshot was parsed from a request body and nobody else holds it, so it is stored without a copy. */
+  publish(environmentId: string, snapshot: unknown, owned?: boolean): Promise<{ environmentId: string; version: number }>;
   resync(environmentId: string): Promise<{ environmentId: string; notified: number }>;
   createKey(environmentId: string, kind: unknown): Promise<KeyRecord>;
   revokeKey(key: string): Promise<void>;
@@ -37,22 +38,6 @@ export interface FlagChange {
   version: number;
   key: string;
   flag: unknown;
-}
-
-/**
- * A JSON copy of what is to be stored, so that everything stored can be served: a value JSON
- * cannot hold (a BigInt, a cycle) or nested deeper than `MAX_JSON_DEPTH` is a 400, and nothing
- * moves.
- */
-function jsonCopy<T>(value: T, what: string): T {
-  let copy: T;
-  try {
-    copy = JSON.parse(JSON.stringify(value)) as T;
-  } catch (error) {
-    throw new RouteError(400, 'invalid_request', `${what} cannot be stored as JSON: ${(error as Error).message}`);
-  }
-  if (nestsDeeperThan(copy, MAX_JSON_DEPTH)) throw new RouteError(400, 'invalid_request', `${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
-  return copy;
 }
 
 /** protocol.md §9: flag keys are identifiers, as in events. */
@@ -75,26 +60,34 @@ function editQueue() {
   };
 }
 
-/** Changes a copy of a snapshot's flags; `schemaVersion` is the snapshot's. */
-type FlagEdit = (flags: Record<string, unknown>, schemaVersion: number) => void;
+/**
+ * The flag to store under the edited key, given the one stored there now (`undefined` when
+ * there is none) and the snapshot's `schemaVersion`; `undefined` removes the flag.
+ */
+type FlagEdit = (stored: unknown, schemaVersion: number) => unknown;
 
 /**
- * Publishes the current snapshot with an edit applied to a copy of its flags, as the next
- * version — only if no other write (of any instance) came between the read and the store;
- * otherwise it reads again. `commit` applies the outcome here and returns its version.
+ * Publishes the current snapshot with one flag changed as the next version — only if no other
+ * write (of any instance) came between the read and the store; otherwise it reads again. The
+ * first read is this instance's working copy (no engine round trip, nothing parsed); after a
+ * conflict, the control store itself. Only the edited flag is checked and serialised: every
+ * other flag object, and so its JSON (stores/snapshot-json.ts), is shared with the version
+ * before. `commit` applies the outcome here and returns its version.
  */
-function createFlagEditor(control: ControlStore, commit: (outcome: PublishOutcome, environmentId: string) => number) {
+function createFlagEditor(working: WorkingCopy, control: ControlStore, commit: (outcome: PublishOutcome, environmentId: string) => number) {
   const inTurn = editQueue();
+  const latest = (environmentId: string, attempt: number) =>
+    attempt === 0 ? Promise.resolve(working.environments.current(environmentId)) : control.current(environmentId);
   const editLoop = async (environmentId: string, key: string, mustExist: boolean, edit: FlagEdit): Promise<FlagChange> => {
     for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt += 1) {
-      const current = await control.current(environmentId);
+      const current = await latest(environmentId, attempt);
       if (!current) throw new Error(`environment "${environmentId}" has no current snapshot`);
-      const flags: Record<string, unknown> = { ...current.flags };
-      if (mustExist && !Object.hasOwn(flags, key)) throw new RouteError(404, 'not_found', `environment "${environmentId}" has no flag "${key}"`);
-      edit(flags, current.schemaVersion);
+      const exists = Object.hasOwn(current.flags, key);
+      if (mustExist && !exists) throw new RouteError(404, 'not_found', `environment "${environmentId}" has no flag "${key}"`);
+      const flag = edit(exists ? current.flags[key] : undefined, current.schemaVersion);
       const { version: _version, ...envelope } = current;
-      const outcome = await control.publish(environmentId, { ...envelope, flags: flags as FlagSnapshot['flags'] }, current.version);
-      if (outcome.kind !== 'conflict') return { environmentId, version: commit(outcome, environmentId), key, flag: flags[key] };
+      const outcome = await control.publish(environmentId, { ...envelope, flags: withFlag(current.flags, key, flag) }, current.version, key);
+      if (outcome.kind !== 'conflict') return { environmentId, version: commit(outcome, environmentId), key, flag };
     }
     throw new Error(`environment "${environmentId}" kept changing: ${EDIT_ATTEMPTS} attempts to edit flag "${key}" lost the race`);
   };
@@ -139,20 +132,22 @@ export function createServerActions({ working, control, gateway }: ServerActionD
     void gateway.notifyUpdated(environmentId, outcome.snapshot.version);
     return outcome.snapshot.version;
   };
-  const editor = createFlagEditor(control, committed);
+  const editor = createFlagEditor(working, control, committed);
   const editFlags = async (environmentId: string, key: string, mustExist: boolean, edit: FlagEdit) => {
     requireEnvironment(environmentId);
     return editor(environmentId, key, mustExist, edit);
   };
 
   return {
-    async publish(environmentId, snapshot) {
+    async publish(environmentId, snapshot, owned = false) {
       requireEnvironment(environmentId);
       const check = checkSnapshotStructure(snapshot);
       if (!check.ok) {
         throw new RouteError(400, 'invalid_request', `${check.path || 'the snapshot'} ${check.problem}`, check.path || undefined);
       }
-      const outcome = await control.publish(environmentId, { ...jsonCopy(check.snapshot, 'the snapshot'), environmentId });
+      const { flags, ...envelope } = check.snapshot;
+      const stored = storedFlags(flags, working.environments.current(environmentId)?.flags, owned);
+      const outcome = await control.publish(environmentId, { ...jsonCopy(envelope, 'the snapshot'), flags: stored, environmentId });
       return { environmentId, version: committed(outcome, environmentId) };
     },
     async resync(environmentId) {
@@ -184,19 +179,14 @@ export function createServerActions({ working, control, gateway }: ServerActionD
       applyChange(working, { kind: 'traits-set', environmentId, userId, traits: stored });
       return { userId, traits: working.traits.get(environmentId, userId) ?? {} };
     },
-    putFlag: (environmentId, key, flag) =>
-      editFlags(environmentId, key, false, (flags, schemaVersion) => {
-        flags[key] = checkedFlag(flag, schemaVersion);
-      }),
+    putFlag: (environmentId, key, flag) => editFlags(environmentId, key, false, (_stored, schemaVersion) => checkedFlag(flag, schemaVersion)),
     patchFlag: (environmentId, key, members) =>
-      editFlags(environmentId, key, true, (flags, schemaVersion) => {
+      editFlags(environmentId, key, true, (stored, schemaVersion) => {
         if (!isRecord(members)) throw new RouteError(400, 'invalid_request', 'the body must be a JSON object of the flag members to change');
-        flags[key] = checkedFlag({ ...(flags[key] as object), ...members }, schemaVersion);
+        return checkedFlag({ ...(stored as object), ...members }, schemaVersion);
       }),
     async deleteFlag(environmentId, key) {
-      const { version } = await editFlags(environmentId, key, true, (flags) => {
-        delete flags[key];
-      });
+      const { version } = await editFlags(environmentId, key, true, () => undefined);
       return { environmentId, version, key };
     },
   };

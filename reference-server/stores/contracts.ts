@@ -78,9 +78,12 @@ export interface ControlStore {
   current(environmentId: string): Promise<FlagSnapshot | undefined>;
   /**
    * Stores `draft` as version `current + 1` and advances `current`, atomically across every
-   * instance. With `basedOn`, only if `current` is still that version (else a conflict).
+   * instance. With `basedOn`, only if `current` is still that version (else a conflict). The
+   * draft is handed over, not copied: it is what the outcome holds, and none of it may change.
+   * `editedKey`: the draft differs from version `basedOn` in that flag only, so Redis may store
+   * and announce that one flag, which the other instances apply to their copy of `basedOn`.
    */
-  publish(environmentId: string, draft: Omit<FlagSnapshot, 'version'>, basedOn?: number): Promise<PublishOutcome>;
+  publish(environmentId: string, draft: Omit<FlagSnapshot, 'version'>, basedOn?: number, editedKey?: string): Promise<PublishOutcome>;
   /** False when the key exists already. */
   addKey(record: Omit<KeyRecord, 'revoked'>): Promise<boolean>;
   /** False for an unknown key. */

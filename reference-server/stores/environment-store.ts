@@ -19,7 +19,11 @@ export interface EnvironmentStore {
   list(): EnvironmentRecord[];
   /** The snapshot `current` points at. */
   current(id: string): FlagSnapshot | undefined;
-  /** Stores the snapshot under `current + 1`, advances `current`, and returns the new version. */
+  /**
+   * Stores the snapshot under `current + 1`, advances `current`, and returns the new version.
+   * The snapshot is stored as given, not copied: the caller hands over a private copy whose flag
+   * objects are never changed afterwards (they are shared with the versions made from it).
+   */
   advance(id: string, snapshot: Omit<FlagSnapshot, 'version'>): number;
   /**
    * Stores a snapshot at its own version (made by another instance), moving `current` only
@@ -63,7 +67,7 @@ export function createEnvironmentStore(initial: readonly InitialEnvironment[], v
       const record = records.get(id);
       if (!record) throw new Error(`unknown environment "${id}"`);
       const version = record.kv.current + 1;
-      record.kv.snapshots.set(version, { ...structuredClone(snapshot), version, environmentId: id });
+      record.kv.snapshots.set(version, { ...snapshot, version, environmentId: id });
       record.kv.current = version;
       trim(record.kv);
       return version;

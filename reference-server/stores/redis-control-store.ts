@@ -7,7 +7,10 @@ import type { ModuleImporter } from './optional-package';
 import { loadOptionalPackage } from './optional-package';
 import { redisKeys } from './redis-keys';
 import { singleFlight } from './single-flight';
-import { loadState, parseSnapshot, readCurrent, readSnapshot } from './redis-reads';
+import { loadState, readCurrent, readSnapshot } from './redis-reads';
+import { snapshotJson } from './snapshot-json';
+import type { PublishedAnnouncement } from './redis-announced-versions';
+import { createLatestVersions, editAnnouncement, publishedChange } from './redis-announced-versions';
 import { changesFrom } from './working-copy';
 import { ADD_KEY_SCRIPT, PUBLISH_SCRIPT, REVOKE_KEY_SCRIPT, SEED_SCRIPT } from './redis-scripts';
 
@@ -26,16 +29,17 @@ export interface RedisControlOptions {
 }
 
 /** What goes over the channel: a change plus the instance that made it. */
-type Announcement = { origin: string } & (
-  | { kind: 'published'; environmentId: string; version: number }
-  | Exclude<ControlChange, { kind: 'published' }>
-);
+type Announcement = { origin: string } & (PublishedAnnouncement | Exclude<ControlChange, { kind: 'published' }>);
 
 export const DEFAULT_REDIS_PREFIX = 'flagplane:';
 
-function storedSnapshot(draft: Omit<FlagSnapshot, 'version'>, environmentId: string): string {
+/** One-flag edits stored as edits alone after a whole version, before the next is stored whole (a read applies at most these). */
+export const EDITS_BETWEEN_WHOLE_VERSIONS = 32;
+
+/** The JSON stored for a version: the snapshot without `version` (the hash field), assembled from its flags' JSON. */
+function storedSnapshot(draft: Omit<FlagSnapshot, 'version'>, environmentId: string): Buffer {
   const { version: _version, ...envelope } = draft as FlagSnapshot;
-  return JSON.stringify({ ...envelope, environmentId });
+  return snapshotJson({ ...envelope, environmentId });
 }
 
 /** A connection named `name` (CLIENT LIST shows it); errors after the first connect go to `onError`. */
@@ -78,7 +82,7 @@ async function connectClients(Redis: typeof RedisClient, url: string, channel: s
 /** The arguments of SEED_SCRIPT: the prefix, then each list counted and flattened. */
 function seedArguments(prefix: string, seed: ControlSeed): Array<string | number> {
   const args: Array<string | number> = [prefix, seed.environments.length];
-  for (const { id, kind, snapshot } of seed.environments) args.push(id, JSON.stringify({ kind }), snapshot.version, storedSnapshot(snapshot, id));
+  for (const { id, kind, snapshot } of seed.environments) args.push(id, JSON.stringify({ kind }), snapshot.version, storedSnapshot(snapshot, id).toString('utf8'));
   args.push(seed.keys.length);
   for (const { key, kind, environmentId } of seed.keys) args.push(key, JSON.stringify({ kind, environmentId }));
   args.push(seed.traits.length);
@@ -110,19 +114,10 @@ function createReceiver(onError: (error: unknown) => void) {
   };
 }
 
-/**
- * The change an announcement stands for; a published version is read back from Redis. When
- * later publishes removed it already, the current version stands in: it is newer, and a working
- * copy only ever moves forward.
- */
-async function changeOf(
-  announcement: Announcement,
-  read: { snapshotAt(environmentId: string, version: number): Promise<FlagSnapshot | undefined>; current(environmentId: string): Promise<FlagSnapshot | undefined> },
-): Promise<ControlChange | undefined> {
+/** The change an announcement stands for (a published version: redis-announced-versions.ts). */
+function changeOf(announcement: Announcement, publishedChangeOf: (announcement: PublishedAnnouncement) => Promise<ControlChange | undefined>) {
   const { origin: _origin, ...change } = announcement;
-  if (change.kind !== 'published') return change;
-  const snapshot = (await read.snapshotAt(change.environmentId, change.version)) ?? (await read.current(change.environmentId));
-  return snapshot && { kind: 'published', environmentId: change.environmentId, snapshot };
+  return change.kind === 'published' ? publishedChangeOf(change) : Promise.resolve(change);
 }
 
 /** Passes the changes other instances announce on `channel` to the listeners. */
@@ -167,11 +162,17 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
   const listeners = new Set<(change: ControlChange) => void>();
   const announce = (change: Exclude<ControlChange, { kind: 'published' }>) => JSON.stringify({ origin, ...change });
 
-  const load = () => loadState(command, k);
-  const snapshotAt = (environmentId: string, version: number) => readSnapshot(command, k, environmentId, version);
-  const current = (environmentId: string) => readCurrent(command, k, environmentId);
+  const latest = createLatestVersions();
+  const load = async () => {
+    const state = await loadState(command, k);
+    for (const { current: version, snapshots } of state.environments) latest.remember(snapshots.find((s) => s.version === version));
+    return state;
+  };
+  const snapshotAt = async (environmentId: string, version: number) => latest.remember(await readSnapshot(command, k, environmentId, version));
+  const current = async (environmentId: string) => latest.remember(await readCurrent(command, k, environmentId));
   const received = createReceiver(onError);
-  passOnChanges({ subscriber, channel: k.channel, origin, listeners, received, changeOf: (announcement) => changeOf(announcement, { snapshotAt, current }), load });
+  const publishedChangeOf = (announcement: PublishedAnnouncement) => publishedChange(announcement, latest, { snapshotAt, current });
+  passOnChanges({ subscriber, channel: k.channel, origin, listeners, received, changeOf: (announcement) => changeOf(announcement, publishedChangeOf), load });
 
   return {
     engine: 'redis',
@@ -180,15 +181,23 @@ export async function openRedisControlStore(options: RedisControlOptions): Promi
     },
     load,
     current,
-    async publish(environmentId, draft, basedOn): Promise<PublishOutcome> {
-      const keys = [k.environments, k.current(environmentId), k.snapshots(environmentId)];
-      const json = storedSnapshot(draft, environmentId);
-      const argv = [environmentId, json, basedOn ?? '', k.channel, origin, options.versionsKept ?? 0];
-      const [kind, version, removed] = (await command.eval(PUBLISH_SCRIPT, 3, ...keys, ...argv)) as [string, number, number];
+    async publish(environmentId, draft, basedOn, editedKey): Promise<PublishOutcome> {
+      const keys = [k.environments, k.current(environmentId), k.snapshots(environmentId), k.edits(environmentId)];
+      const edit = basedOn === undefined ? '' : editAnnouncement(draft, editedKey);
+      const store = async (json: Buffer | '') => {
+        const argv = [environmentId, json, basedOn ?? '', k.channel, origin, options.versionsKept ?? 0, edit, EDITS_BETWEEN_WHOLE_VERSIONS];
+        return (await command.eval(PUBLISH_SCRIPT, 4, ...keys, ...argv)) as [string, number, number];
+      };
+      // A one-flag edit stores the edit alone, until the run of edits asks for a whole version.
+      let reply = edit === '' ? undefined : await store('');
+      if (reply === undefined || reply[0] === 'need-full') reply = await store(storedSnapshot(draft, environmentId));
+      const [kind, version, removed] = reply;
       if (kind === 'unknown-environment') return { kind };
       if (kind === 'conflict') return { kind, current: version };
       if (removed > 0) options.onPruned?.(removed);
-      return { kind: 'published', snapshot: parseSnapshot(json, version, environmentId) };
+      // The draft is the publisher's own copy: stored as it is, its flag objects (and their JSON) shared with the versions made from it.
+      const { version: _version, ...envelope } = draft as FlagSnapshot;
+      return { kind: 'published', snapshot: latest.remember({ ...envelope, version, environmentId }) };
     },
     async addKey(record) {
       const { key, kind, environmentId } = record;

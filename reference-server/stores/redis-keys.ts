@@ -7,6 +7,8 @@ export function redisKeys(prefix: string) {
     current: (environmentId: string) => `${prefix}env:${environmentId}:current`,
     /** Hash: version → the snapshot's JSON without `version`. */
     snapshots: (environmentId: string) => `${prefix}env:${environmentId}:snapshots`,
+    /** Hash: version → the one-flag edit that made it from the version before, `{"key","flag"}`. */
+    edits: (environmentId: string) => `${prefix}env:${environmentId}:edits`,
     /** Hash: SDK key → `{"kind","environmentId"}`. */
     keys: `${prefix}keys`,
     /** Set: the revoked SDK keys. */

@@ -2,38 +2,80 @@
  * Lua scripts of the Redis control store. Each runs atomically, so a version is allocated once
  * across every instance and each change is announced on the channel in the order it was made.
  * Snapshots are stored as the JSON the server wrote (never re-encoded by Lua's cjson, whose
- * numbers keep 14 digits); the hash field is the version.
+ * numbers keep 14 digits); the hash field is the version. A one-flag edit is stored as the edit
+ * alone, against the version before (redis-announced-versions.ts).
  */
 
+/** Lua: the newest version at most `atMost` stored whole in the hash `key`, or nil. */
+const NEWEST_WHOLE = `
+local function newestWhole(key, atMost)
+  local best = nil
+  for _, field in ipairs(redis.call('HKEYS', key)) do
+    local v = tonumber(field)
+    if v <= atMost and (best == nil or v > best) then best = v end
+  end
+  return best
+end
+`;
+
 /**
- * KEYS: environments, current, snapshots. ARGV: environment id, snapshot JSON, basedOn or '',
- * channel, origin, versions kept (0: every one). Removes the oldest versions past the ones kept (the new one,
- * now current, is the newest) and answers how many it removed.
+ * KEYS: environments, current, snapshots, edits. ARGV: environment id, snapshot JSON or '' (a
+ * one-flag edit stored as its edit), basedOn or '', channel, origin, versions kept (0: every
+ * one), the one-flag edit's JSON or '' (announced as `edit`, a string), the longest run of edits
+ * after a whole version. An edit past that run answers `need-full`: the caller sends the whole
+ * version (a checkpoint). Past the versions kept, removes every version older than the newest
+ * whole one the oldest kept version is built on, and answers how many it removed.
  */
-export const PUBLISH_SCRIPT = `
+export const PUBLISH_SCRIPT = `${NEWEST_WHOLE}
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return {'unknown-environment', 0, 0} end
 local current = tonumber(redis.call('GET', KEYS[2]) or '0')
 if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then return {'conflict', current, 0} end
 local version = current + 1
-redis.call('HSET', KEYS[3], version, ARGV[2])
+if ARGV[2] == '' then
+  local base = newestWhole(KEYS[3], current)
+  if base == nil or version - base > tonumber(ARGV[8]) then return {'need-full', current, 0} end
+  redis.call('HSET', KEYS[4], version, ARGV[7])
+else
+  redis.call('HSET', KEYS[3], version, ARGV[2])
+end
 redis.call('SET', KEYS[2], version)
 local kept = tonumber(ARGV[6])
 local removed = 0
-if kept > 0 and redis.call('HLEN', KEYS[3]) > kept then
-  local versions = redis.call('HKEYS', KEYS[3])
-  table.sort(versions, function(a, b) return tonumber(a) < tonumber(b) end)
-  removed = #versions - kept
-  for i = 1, removed do redis.call('HDEL', KEYS[3], versions[i]) end
+if kept > 0 then
+  local versions = {}
+  for _, field in ipairs(redis.call('HKEYS', KEYS[3])) do table.insert(versions, tonumber(field)) end
+  for _, field in ipairs(redis.call('HKEYS', KEYS[4])) do table.insert(versions, tonumber(field)) end
+  if #versions > kept then
+    table.sort(versions)
+    local base = newestWhole(KEYS[3], versions[#versions - kept + 1])
+    for _, v in ipairs(versions) do
+      if v < base then removed = removed + redis.call('HDEL', KEYS[3], v) + redis.call('HDEL', KEYS[4], v) end
+    end
+  end
 end
-redis.call('PUBLISH', ARGV[4], cjson.encode({origin = ARGV[5], kind = 'published', environmentId = ARGV[1], version = version}))
+local message = {origin = ARGV[5], kind = 'published', environmentId = ARGV[1], version = version}
+if ARGV[7] ~= '' then message.edit = ARGV[7] end
+redis.call('PUBLISH', ARGV[4], cjson.encode(message))
 return {'published', version, removed}
 `;
 
-/** KEYS: current, snapshots. The current version and its snapshot JSON, read together (a publish may remove any other version). */
-export const CURRENT_SCRIPT = `
-local version = redis.call('GET', KEYS[1])
+/**
+ * KEYS: current, snapshots, edits. ARGV: a version, or '' for the current one. That version as
+ * the newest whole version at or before it and the edits after it, read together (a publish may
+ * remove older versions): {version, whole version, its JSON, edit JSON…}, or nil when it is gone.
+ */
+export const VERSION_SCRIPT = `${NEWEST_WHOLE}
+local version = tonumber(ARGV[1] ~= '' and ARGV[1] or (redis.call('GET', KEYS[1]) or 'none'))
 if not version then return false end
-return {version, redis.call('HGET', KEYS[2], version)}
+local base = newestWhole(KEYS[2], version)
+if base == nil then return false end
+local reply = {tostring(version), tostring(base), redis.call('HGET', KEYS[2], base)}
+for v = base + 1, version do
+  local edit = redis.call('HGET', KEYS[3], v)
+  if not edit then return false end
+  table.insert(reply, edit)
+end
+return reply
 `;
 
 /** KEYS: keys. ARGV: key, record JSON, channel, message. */

@@ -5,13 +5,20 @@
  */
 export const MAX_JSON_DEPTH = 1000;
 
-/** Whether `value` nests deeper than `limit` levels (a scalar is 1 level), walked without recursion. */
+/**
+ * Whether `value` nests deeper than `limit` levels (a scalar is 1 level). Recursive, but never
+ * more than `limit` + 1 calls deep, whatever the value's depth: it stops at the limit.
+ */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: Array<[unknown, number]> = [[value, 1]];
-  while (pending.length > 0) {
-    const [current, depth] = pending.pop()!;
+  const deeper = (current: unknown, depth: number): boolean => {
     if (depth > limit) return true;
-    if (typeof current === 'object' && current !== null) for (const member of Object.values(current)) pending.push([member, depth + 1]);
-  }
-  return false;
+    if (typeof current !== 'object' || current === null) return false;
+    if (Array.isArray(current)) {
+      for (const item of current) if (deeper(item, depth + 1)) return true;
+      return false;
+    }
+    for (const key in current) if (Object.hasOwn(current, key) && deeper((current as Record<string, unknown>)[key], depth + 1)) return true;
+    return false;
+  };
+  return deeper(value, 1);
 }

@@ -87,7 +87,7 @@ describe('PUT /admin/v1/environments/{id}/snapshot', () => {
     expect(server.stores.environments.get('production')!.kv.current).toBe(1);
   });
 
-  it('rejects bodies that are not JSON, unknown environments, and bodies over 5 MiB', async () => {
+  it('rejects bodies that are not JSON, unknown environments, and bodies over adminBodyBytes (32 MiB)', async () => {
     const server = await servers.start();
     const notJson = await call(server, '/admin/v1/environments/production/snapshot', { key: server.adminToken, method: 'PUT', rawBody: '{' });
     expect(notJson.status).toBe(400);
@@ -98,7 +98,7 @@ describe('PUT /admin/v1/environments/{id}/snapshot', () => {
     const huge = await call(server, '/admin/v1/environments/production/snapshot', {
       key: server.adminToken,
       method: 'PUT',
-      rawBody: JSON.stringify({ schemaVersion: 1, flags: {}, pad: 'x'.repeat(5 * 1024 * 1024) }),
+      rawBody: JSON.stringify({ schemaVersion: 1, flags: {}, pad: 'x'.repeat(32 * 1024 * 1024) }),
     });
     expect(huge.status).toBe(413);
     expect((await errorOf(huge)).code).toBe('payload_too_large');
