@@ -130,7 +130,7 @@ describeWithBinaries('publishing a large environment on Redis', [redisNeed], () 
     expect(await errorOf(response)).toEqual({
       code: 'invalid_request',
       path: 'fallthrough.variation',
-      message: 'fallthrough.variation must be a variation index below 3 (the flag has 3 variation(s)), not 9',
+      message: 'fallthrough.variation must be a variation index below 2 (the flag has 2 variation(s)), not 9',
     });
     expect(await storedJson(3)).toBeNull();
     expect(snapshots(a).current).toBe(2);
