@@ -4,12 +4,16 @@ import type { EvaluationContext, EvaluationDetails } from '../evaluation/evaluat
 import { jsonEqual } from '../evaluation/json-equal';
 import type { FlagSnapshot, JsonValue } from '../snapshot/snapshot-types';
 
+/**
+ * What an outcome is compared by: every field of the details but `version`, less `key` (the
+ * same on both sides) and `errorCode` (details carry one only with reason `ERROR`, always
+ * `PARSE_ERROR` in the flag values and none in overrides).
+ */
+const OUTCOME = ['value', 'reason', 'variation', 'ruleId', 'variationKey'] as const;
+
 /** Whether a flag was added, removed, or its outcome (any field but `version`) differs. */
 const differs = (before: EvaluationDetails | undefined, after: EvaluationDetails | undefined): boolean =>
-  before !== after &&
-  (!before ||
-    !after ||
-    (Object.keys({ ...before, ...after }) as Array<keyof EvaluationDetails>).some((field) => field !== 'version' && before[field] !== after[field]));
+  before !== after && (!before || !after || OUTCOME.some((field) => before[field] !== after[field]));
 
 /** Keys added, removed, or whose outcome differs, between two maps of details. */
 export const changedKeys = (previous: ReadonlyMap<string, EvaluationDetails>, next: ReadonlyMap<string, EvaluationDetails>): Set<string> =>
@@ -44,32 +48,46 @@ export interface ReadEntry extends ServedMark {
  */
 export function createFlagValues(input: EvaluationInput) {
   /** Every key read under the current input. */
-  let read = new Map<string, ReadEntry>();
+  const read = new Map<string, ReadEntry>();
   let all = false;
-  const keysOf = (snapshot: FlagSnapshot | null) => Object.keys(snapshot?.flags ?? {});
+  // The keys of the last snapshot asked about: a context change walks the same snapshot's keys again.
+  let keysFor: FlagSnapshot | null | undefined;
+  let keys: string[] = [];
+  const keysOf = (snapshot: FlagSnapshot | null) => (snapshot === keysFor ? keys : ((keysFor = snapshot), (keys = Object.keys(snapshot?.flags ?? {}))));
 
-  /** The details of `key` under the current input, keeping the value of `old` if deep-equal. */
+  /**
+   * The details of `key` under the current input, keeping the value of `old` if deep-equal.
+   * Not frozen yet: details the same as `old`'s are dropped unseen.
+   */
   const evaluate = (key: string, old?: EvaluationDetails): EvaluationDetails | undefined => {
     const { snapshot } = input;
     // Own members only: a key such as `constructor` must not read Object.prototype.
     if (!snapshot || !Object.hasOwn(snapshot.flags, key)) return;
     // The evaluator never throws: a malformed flag comes back as a PARSE_ERROR, whose
-    // errorCode lands on top of the ERROR defaults; a served outcome replaces them.
-    const { kind, ...outcome } = evaluateFlag(snapshot.flags[key]!, input.context, input.bucketingKey);
-    const details: EvaluationDetails = { key, value: null, reason: 'ERROR', variation: null, ...outcome, version: snapshot.version };
+    // errorCode goes with the ERROR defaults; a served outcome replaces them.
+    const outcome = evaluateFlag(snapshot.flags[key]!, input.context, input.bucketingKey);
+    const { version } = snapshot;
+    // One literal per shape, members in the order a spread would give them: a rest and a spread,
+    // or members added one by one, cost as much as the evaluation itself.
+    const details: EvaluationDetails =
+      outcome.kind !== 'served'
+        ? { key, value: null, reason: 'ERROR', variation: null, errorCode: outcome.errorCode, version }
+        : 'ruleId' in outcome || 'variationKey' in outcome
+          ? { key, value: outcome.value, reason: outcome.reason, variation: outcome.variation, ...('ruleId' in outcome && { ruleId: outcome.ruleId }), ...('variationKey' in outcome && { variationKey: outcome.variationKey }), version }
+          : { key, value: outcome.value, reason: outcome.reason, variation: outcome.variation, version };
     try {
       if (old && jsonEqual(old.value, details.value)) details.value = old.value;
     } catch {
       // Nested deeper than the stack: compared as different, which costs one notification.
     }
-    // Every later read under this input serves these same details.
-    return Object.freeze(details);
+    return details;
   };
 
   /** The entry of `key` under the current input, evaluated on its first read. */
   const entry = (key: string): ReadEntry => {
     let found = read.get(key);
-    if (!found) read.set(key, (found = { details: evaluate(key) }));
+    // Every later read under this input serves these same details.
+    if (!found) read.set(key, (found = { details: Object.freeze(evaluate(key)) }));
     return found;
   };
 
@@ -82,19 +100,20 @@ export function createFlagValues(input: EvaluationInput) {
     },
     /** Takes a new input; the keys read so far whose outcome changed. */
     update(next: EvaluationInput): Set<string> {
-      const previous = read;
       const changed = new Set<string>();
       input = next;
-      read = new Map();
-      for (const key of new Set([...previous.keys(), ...(all ? keysOf(next.snapshot) : [])])) {
-        const before = previous.get(key);
+      // `key` under the new input: its entry stays for the same outcome of the same version; whether the
+      // outcome changed. Made here rather than beside `entry`: a view, which never updates, holds no such closure.
+      const refresh = (key: string, before?: ReadEntry): boolean => {
         const old = before?.details;
         const details = evaluate(key, old);
         const same = !differs(old, details);
-        if (!same) changed.add(key);
-        // Unchanged (the same outcome of the same version): the entry stays, with its mark.
-        read.set(key, same && old?.version === details?.version ? before! : { details });
-      }
+        if (!(same && old?.version === details?.version)) read.set(key, { details: Object.freeze(details) });
+        return !same;
+      };
+      // In place: setting a key that is there does not disturb the walk.
+      read.forEach((before, key) => refresh(key, before) && changed.add(key));
+      if (all) for (const key of keysOf(next.snapshot)) if (!read.has(key) && refresh(key)) changed.add(key);
       return changed;
     },
   };
