@@ -36,6 +36,11 @@ export interface ServerLimits {
   requestsPerSecondPerKey: number;
   /** Admin change feeds (GET /admin/v1/changes) open at once; past it a feed is refused with a 503. */
   changeFeeds: number;
+  /**
+   * Bytes of compressed snapshots and admin listings kept (one per version, key kind and
+   * coding); the least recently served go first. A body longer than this is sent uncompressed.
+   */
+  compressedCacheBytes: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
@@ -55,6 +60,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   requestsPerSecondPerAddress: 0,
   requestsPerSecondPerKey: 0,
   changeFeeds: 32,
+  // A 10,000-flag snapshot (10.4 MiB of JSON) is well under 1 MiB in each coding.
+  compressedCacheBytes: 64 * 1024 * 1024,
 };
 
 /** The limits whose 0 means "no limit"; every other one is at least 1. */
