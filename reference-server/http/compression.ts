@@ -9,11 +9,11 @@ const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
 /**
- * Brotli quality 5 and gzip level 6: on a 10,000-flag snapshot, quality 5 compresses in a
- * fraction of the time of 9 or 11 for a few percent more bytes, and a publish's refetches wait
- * for the first compression (docs/performance.md, Compression).
+ * Brotli quality 4 and gzip level 6. A publish's refetches wait for its first compression: on a
+ * 10,000-flag snapshot (12 MiB) quality 4 takes about 60 ms where 5 takes 100 and 11 takes
+ * 18 s, for 3 % and 27 % more bytes (docs/performance.md, Compression).
  */
-export const BROTLI_QUALITY = 5;
+export const BROTLI_QUALITY = 4;
 export const GZIP_LEVEL = 6;
 
 /** node:zlib's asynchronous brotli and gzip. */
