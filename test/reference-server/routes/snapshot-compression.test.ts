@@ -147,6 +147,20 @@ describe('GET /sdk/v1/snapshot, compressed', () => {
     expect(decoded(refused).equals(answer.body)).toBe(true);
   });
 
+  it('sends a body longer than the compressedCacheBytes limit as it is, so the cache’s bound holds', async () => {
+    const server = await servers.start({ limits: { compressedCacheBytes: 4096 } });
+    await server.publish('production', experimentSnapshot(60));
+    const answer = await rawGet(server.baseUrl, '/sdk/v1/snapshot', { ...auth(DEMO.prodServerKey), 'accept-encoding': 'br, gzip' });
+    expect(answer.body.length).toBeGreaterThan(4096);
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(answer.headers.etag).toBe('"snapshot-2"');
+    // 6 flags: between 1 KiB and the limit.
+    await server.publish('production', experimentSnapshot(6));
+    const fits = await rawGet(server.baseUrl, '/sdk/v1/snapshot', { ...auth(DEMO.prodServerKey), 'accept-encoding': 'br, gzip' });
+    expect(fits.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(decoded(fits).toString()).version).toBe(3);
+  });
+
   it('answers HEAD with a 405 and no body, compressed or not', async () => {
     const server = await withExperiments();
     const head = await rawGet(server.baseUrl, '/sdk/v1/snapshot', { ...auth(DEMO.prodClientKey), 'accept-encoding': 'br' }, 'HEAD');
