@@ -5,6 +5,7 @@ import { demoConfig, parseServerConfig, seedFromConfig } from './config';
 import { createHttpServer } from './http/http-server';
 import { resolveLimits, type ServerLimits } from './http/limits';
 import { createRateLimiter } from './http/rate-limit';
+import { createCompressionCache } from './http/compression';
 import { clientAddress, parseTrustedProxies } from './http/client-address';
 import { guardUpgrade, hostPolicy, hostRefusal } from './http/host-check';
 import { demoCredentialsRefusal, exposureOf } from './demo-credentials';
@@ -172,11 +173,12 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const undo = () => gateway.close().then(() => opened.close());
   const { self, registry } = await registerInstance({ ...options, ...instance, onError: onInternalError }, () => gateway.connections.size, undo);
   let lifecycle: Lifecycle = 'serving';
+  const compression = createCompressionCache(limits.compressedCacheBytes);
   const routes = [
     ...createHealthRoutes({ probes: engineProbes(opened), timeoutMs: instance.readinessTimeoutMs, lifecycle: () => lifecycle }),
-    ...createSdkRoutes(counted.stores, counted.events, sdkLimits),
+    ...createSdkRoutes(counted.stores, counted.events, sdkLimits, compression),
     feed.route,
-    ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams, instance: () => summarize(self), bodyLimit: limits.adminBodyBytes }),
+    ...createAdminRoutes({ stores, actions, identifyQueue: opened.identifyQueue, analytics: opened.analytics, streams, instance: () => summarize(self), bodyLimit: limits.adminBodyBytes, compression }),
     ...createInstanceRoutes(registry),
     ...createQueueRoutes(opened.identifyQueue, (id) => stores.environments.get(id) !== undefined),
     ...(options.consoleDir === undefined ? [] : createConsoleRoutes(options.consoleDir)),

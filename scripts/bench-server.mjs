@@ -64,7 +64,8 @@ async function main() {
   const rounds = Number(process.argv[2] ?? 3);
   const seconds = Number(process.argv[3] ?? 5);
   const reference = await start('reference');
-  const first = await fetch(reference.url, { headers: { authorization: `Bearer ${KEY}` } });
+  // As autocannon asks: no Accept-Encoding, so the body goes out as it is (bench:compress loads the compressed route).
+  const first = await fetch(reference.url, { headers: { authorization: `Bearer ${KEY}`, 'accept-encoding': 'identity' } });
   const pick = (names) => Object.fromEntries(names.map((name) => [name, first.headers.get(name)]).filter(([, value]) => value !== null));
   const names = [...first.headers.keys()].filter((name) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name));
   const answer = { headers: pick(names), notModifiedHeaders: pick(names.filter((name) => name !== 'content-type')), body: await first.text() };

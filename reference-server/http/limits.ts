@@ -38,6 +38,11 @@ export interface ServerLimits {
   changeFeeds: number;
   /** Bytes of an admin request body, as sent and once decompressed (`Content-Encoding: gzip`); past it a 413. */
   adminBodyBytes: number;
+  /**
+   * Bytes of compressed snapshots and admin listings kept (one per version, key kind and
+   * coding); the least recently served go first. A body longer than this is sent uncompressed.
+   */
+  compressedCacheBytes: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
@@ -59,6 +64,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   changeFeeds: 32,
   // A 30,000-flag snapshot of five-rule experiment flags (about 1.1 KiB each) fits.
   adminBodyBytes: 32 * 1024 * 1024,
+  // A 10,000-flag snapshot (12 MiB of JSON) is about 1 MiB in each coding: dozens of such environments fit.
+  compressedCacheBytes: 64 * 1024 * 1024,
 };
 
 /** The limits whose 0 means "no limit"; every other one is at least 1. */

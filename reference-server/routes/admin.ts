@@ -1,3 +1,6 @@
+import { createCompressionCache, type CompressionCache } from '../http/compression';
+import { encodedJson } from '../http/encoded-answer';
+import { DEFAULT_LIMITS } from '../http/limits';
 import type { HandlerResult } from '../http/responses';
 import { RouteError } from '../http/responses';
 import { parseJsonBody } from '../http/request-body';
@@ -25,6 +28,8 @@ export interface AdminRouteDeps {
   instance(): InstanceSummary;
   /** The `adminBodyBytes` limit: bytes of a body as sent, and once decompressed. */
   bodyLimit: number;
+  /** Where compressed listings are kept. @default a cache of its own, at the default size */
+  compression?: CompressionCache;
 }
 
 /** Entries per page of an admin listing without `?limit=`, and the most a `?limit=` may ask for. */
@@ -80,6 +85,25 @@ function listEnvironments(environments: EnvironmentStore, streams: (environmentI
   return environments.list().map((record) => environmentInfo(record, streams));
 }
 
+/** Everything of an environment's info but its snapshot, which its version fixes: what its JSON changes with. */
+function infoVersion(infos: ReadonlyArray<ReturnType<typeof environmentInfo>>): string {
+  return JSON.stringify(infos.map(({ snapshot: _snapshot, ...rest }) => rest));
+}
+
+/** The environment listings, which carry whole snapshots: compressed per `Accept-Encoding`, once per content. */
+export function environmentReads(environments: EnvironmentStore, streams: (environmentId: string) => number, compression: CompressionCache) {
+  return {
+    list(request: HandlerRequest) {
+      const infos = listEnvironments(environments, streams);
+      return encodedJson(compression, request.headers, 'admin environments', infoVersion(infos), { environments: infos });
+    },
+    one(request: HandlerRequest, id: string) {
+      const info = environmentInfo(environments.get(id)!, streams);
+      return encodedJson(compression, request.headers, `admin environment ${id}`, infoVersion([info]), info);
+    },
+  };
+}
+
 /** Keys in the order they were added; the cursor is a position in that order. */
 function keysPage(keys: KeyStore, limit: number, before = Infinity): LogPage<KeyRecord> {
   const all = keys.list();
@@ -93,9 +117,10 @@ function keysPage(keys: KeyStore, limit: number, before = Infinity): LogPage<Key
  * protocol.md §7. The router checks the admin token of every /admin/ request before it looks
  * for a route (server.ts), so these handlers never see a request without it.
  */
-export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams, instance, bodyLimit }: AdminRouteDeps): Route[] {
+export function createAdminRoutes({ stores, actions, identifyQueue, analytics, streams, instance, bodyLimit, compression }: AdminRouteDeps): Route[] {
   const readJson = (request: HandlerRequest) => readBodyJson(request, bodyLimit);
   const ok = (body: unknown, status = 200): HandlerResult => ({ status, body });
+  const reads = environmentReads(stores.environments, streams, compression ?? createCompressionCache(DEFAULT_LIMITS.compressedCacheBytes));
   const environment = (request: HandlerRequest) => {
     const id = param(request, 'id');
     if (!stores.environments.get(id)) throw new RouteError(404, 'not_found', `unknown environment "${id}"`);
@@ -103,8 +128,8 @@ export function createAdminRoutes({ stores, actions, identifyQueue, analytics, s
   };
 
   return [
-    { pattern: '/admin/v1/environments', methods: { GET: () => ok({ environments: listEnvironments(stores.environments, streams) }) } },
-    { pattern: '/admin/v1/environments/:id', methods: { GET: (r) => ok(environmentInfo(stores.environments.get(environment(r))!, streams)) } },
+    { pattern: '/admin/v1/environments', methods: { GET: (r) => reads.list(r) } },
+    { pattern: '/admin/v1/environments/:id', methods: { GET: (r) => reads.one(r, environment(r)) } },
     {
       pattern: '/admin/v1/environments/:id/flags/:key',
       methods: {

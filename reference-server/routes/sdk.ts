@@ -10,6 +10,9 @@ import { isJsonContentType, parseJsonBody } from '../http/request-body';
 import type { HandlerRequest, Route } from '../http/router';
 import { createRateLimiter, retryAfterSeconds, type RateLimiter } from '../http/rate-limit';
 import { addressLimitKey } from '../http/client-address';
+import { createCompressionCache, type CompressionCache } from '../http/compression';
+import { codingFor, encodedOk, etagIn } from '../http/encoded-answer';
+import { DEFAULT_LIMITS } from '../http/limits';
 import type { AnalyticsStore, IdentifyQueueStore, ReferenceServerStores } from '../stores/contracts';
 import type { KeyKind, KeyRecord } from '../stores/records';
 import { snapshotJson } from '../stores/snapshot-json';
@@ -58,8 +61,6 @@ export function parseMinVersion(query: URLSearchParams, headers: IncomingHttpHea
   const fromQuery = parseVersion(query.getAll('minVersion'), 'minVersion');
   return fromHeader ?? fromQuery;
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The request rates of the /sdk/v1/ routes, and whom a request counts against. */
 export interface SdkRateLimits {
@@ -112,15 +113,20 @@ function createSnapshotBodies() {
   };
 }
 
-function getSnapshot(stores: ReferenceServerStores, authorize: Authorize, bodyOf: ReturnType<typeof createSnapshotBodies>, request: HandlerRequest): HandlerResult {
+type SnapshotBodies = ReturnType<typeof createSnapshotBodies>;
+
+/** The snapshot in the coding `Accept-Encoding` asks for (http/encoded-answer.ts); its ETag weak when compressed. */
+async function getSnapshot(stores: ReferenceServerStores, authorize: Authorize, bodyOf: SnapshotBodies, compression: CompressionCache, request: HandlerRequest): Promise<HandlerResult> {
   const key = authorize(request);
   parseMinVersion(request.query, request.headers);
   const snapshot = stores.environments.current(key.environmentId);
   if (!snapshot) throw new Error(`environment "${key.environmentId}" has no current snapshot`);
-  const etag = snapshotEtag(snapshot.version);
-  const headers = { ETag: etag, 'Cache-Control': 'no-cache', Vary: 'Authorization' };
+  const body = bodyOf(key.environmentId, key.kind, snapshot);
+  const coding = codingFor(compression, request.headers, body);
+  const etag = etagIn(snapshotEtag(snapshot.version), coding);
+  const headers = { ETag: etag, 'Cache-Control': 'no-cache', Vary: 'Authorization, Accept-Encoding' };
   if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return { status: 304, headers };
-  return { status: 200, headers, file: { contentType: JSON_TYPE, content: bodyOf(key.environmentId, key.kind, snapshot) } };
+  return encodedOk(compression, { slot: `snapshot ${key.kind} ${key.environmentId}`, version: snapshot.version }, coding, body, headers);
 }
 
 async function postEvents(stores: ReferenceServerStores, authorize: Authorize, events: EventStores, request: HandlerRequest): Promise<HandlerResult> {
@@ -156,11 +162,16 @@ function streamWithoutUpgrade(): HandlerResult {
 }
 
 /** GET snapshot, POST events, GET identity, and the plain-HTTP face of the stream route. */
-export function createSdkRoutes(stores: ReferenceServerStores, events: EventStores, rates: SdkRateLimits = {}): Route[] {
+export function createSdkRoutes(
+  stores: ReferenceServerStores,
+  events: EventStores,
+  rates: SdkRateLimits = {},
+  compression: CompressionCache = createCompressionCache(DEFAULT_LIMITS.compressedCacheBytes),
+): Route[] {
   const bodyOf = createSnapshotBodies();
   const authorize = createAuthorize(stores, rates);
   return [
-    { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, authorize, bodyOf, request) } },
+    { pattern: '/sdk/v1/snapshot', methods: { GET: (request) => getSnapshot(stores, authorize, bodyOf, compression, request) } },
     { pattern: '/sdk/v1/events', methods: { POST: (request) => postEvents(stores, authorize, events, request) } },
     { pattern: '/sdk/v1/identity', methods: { GET: (request) => getIdentity(stores, authorize, request) } },
     { pattern: '/sdk/v1/stream', methods: { GET: streamWithoutUpgrade } },

@@ -10,6 +10,8 @@ export interface ProxiedRequest {
   query: string;
   headers: IncomingHttpHeaders;
   status: number | null;
+  /** The answer's headers as the server sent them, once they arrived. */
+  answerHeaders: IncomingHttpHeaders | null;
   /** Date.now() when it arrived, and when its answer was sent. */
   at: number;
   answeredAt: number | null;
@@ -67,6 +69,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       query: url.search,
       headers: req.headers,
       status: null,
+      answerHeaders: null,
       at: Date.now(),
       answeredAt: null,
       held: false,
@@ -83,6 +86,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       const outgoing = httpRequest(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: endToEnd(req.rawHeaders), agent },
         (answer) => {
+          record.answerHeaders = answer.headers;
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
           answer.pipe(res);
           answer.on('end', () => {

@@ -31,7 +31,9 @@ describeBrowser('flagplane in Chromium: one round trip per steady-state request'
     // The browser's HTTP cache revalidated every poll after the first: no body crossed the wire again.
     expect(polls[0]!.status).toBe(200);
     expect(polls.slice(1).map((request) => request.status)).toEqual(polls.slice(1).map(() => 304));
-    expect(polls.slice(1).every((request) => request.headers['if-none-match'] === '"snapshot-1"')).toBe(true);
+    // Compressed (the demo snapshot is over 1 KiB): the weak ETag is what the cache revalidates with.
+    expect(polls[0]!.answerHeaders!.etag).toBe('W/"snapshot-1"');
+    expect(polls.slice(1).every((request) => request.headers['if-none-match'] === 'W/"snapshot-1"')).toBe(true);
     expect(posts.every((request) => request.status === 202)).toBe(true);
     expect(await page.evaluate(() => window.fp.errors)).toEqual([]);
     expectNoPageProblems(world);
@@ -59,6 +61,29 @@ describeBrowser('flagplane in Chromium: one round trip per steady-state request'
     const before = Date.now();
     await page.evaluate(() => window.fp.client!.refresh());
     expect(snapshotGets(world, before).map((request) => request.status)).toEqual([304]);
+    expect(await page.evaluate(() => window.fp.errors)).toEqual([]);
+    expectNoPageProblems(world);
+  });
+
+  it('reads a compressed snapshot in the coding Chromium asks for, then revalidates it: 304s, no body again', async () => {
+    const { world } = suite;
+    const flags = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`compressed-${i}`, constantFlag(`compressed-${i}`, `value-${i}`)]));
+    const { version } = await world.publish('production', withFlags(world, flags));
+    const plainBytes = Buffer.byteLength(JSON.stringify(world.server.stores.environments.current('production')));
+    const context = await world.newContext();
+    const page = await world.open(context, 'client', { poll: 250, events: false, tag: 'compressed' });
+    await waitForVersion(page, version);
+    expect(await page.evaluate(() => window.fp.client!.get('compressed-299'))).toBe('value-299');
+    await eventually(() => snapshotGets(world).filter((request) => request.status !== null).length >= 3, 'two polls after the first');
+    const [first, ...polls] = snapshotGets(world).filter((request) => request.status !== null);
+    const accepted = String(first!.headers['accept-encoding']);
+    const answer = first!.answerHeaders!;
+    console.log(`Chromium asks with Accept-Encoding: ${accepted}; answered ${answer['content-encoding']}, ${answer['content-length']} bytes of ${plainBytes}`);
+    expect(answer['content-encoding']).toBe(/\bbr\b/.test(accepted) ? 'br' : 'gzip');
+    expect(Number(answer['content-length'])).toBeLessThan(plainBytes / 5);
+    expect(answer.etag).toBe(`W/"snapshot-${version}"`);
+    expect(polls.map((request) => request.status)).toEqual(polls.map(() => 304));
+    expect(polls.every((request) => request.headers['if-none-match'] === `W/"snapshot-${version}"`)).toBe(true);
     expect(await page.evaluate(() => window.fp.errors)).toEqual([]);
     expectNoPageProblems(world);
   });
