@@ -69,8 +69,8 @@ describe('the packed package', () => {
   });
 
   // 2.5 MB after issue 23; issue 25 added the flagplane bin, the devtools entry and three docs; issue 27
-  // the data plane's operations, server-only (docs/size.md, Package contents).
-  it('stays under 3.1 MB unpacked (3.7 MB with every map and docs/console.png before issue 23)', () => {
-    expect(packed.unpackedSize).toBeLessThan(3_100_000);
+  // the data plane's operations, issue 28 large environments: server-only (docs/size.md, Package contents).
+  it('stays under 3.25 MB unpacked (3.7 MB with every map and docs/console.png before issue 23)', () => {
+    expect(packed.unpackedSize).toBeLessThan(3_250_000);
   });
 });
